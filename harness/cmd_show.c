@@ -1,0 +1,78 @@
+/* cmd_show.c - tilebench show: a run's table from the database (no GPU needed). */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "show.h"
+#include "store.h"
+#include "tb.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: tilebench show [--db FILE] [--run ID] [--verbose]\n"
+           "\n"
+           "Print per shape: rank, variant, TFLOP/s, median time and its relative standard\n"
+           "error, %% of cublaslt, %% of the GPU's peak at the measured SM clock, and status.\n"
+           "Only variants that ran and passed validation are ranked.\n"
+           "\n"
+           "  --db FILE   database (default " TB_DEFAULT_DB ")\n"
+           "  --run ID    run to show (default: the newest)\n"
+           "  --verbose   full reasons and what each variant's setup chose\n");
+}
+
+/* shared by show and export: open read-only and resolve --run (0 = newest) */
+int tb_cli_open_run(const char *db, long long want, tb_store **st, int64_t *run_id);
+int tb_cli_open_run(const char *db, long long want, tb_store **st, int64_t *run_id)
+{
+    char msg[TB_MSG_LEN];
+    int rc = tb_store_open(db, 0, 1, st, msg, sizeof msg);
+    if (rc) return tb_cli_error("%s", msg);
+    if (want > 0) {
+        tb_run_info *run = calloc(1, sizeof *run);
+        rc = tb_store_run_get(*st, want, run, msg, sizeof msg);
+        free(run);
+        *run_id = want;
+    } else {
+        rc = tb_store_run_latest(*st, run_id, msg, sizeof msg);
+    }
+    if (rc) {
+        tb_store_close(*st);
+        *st = NULL;
+        return tb_cli_error("%s", msg);
+    }
+    return 0;
+}
+
+int cmd_show(int argc, char **argv, const tb_paths *paths)
+{
+    (void)paths;
+    static const struct option opts[] = {
+        { "db", required_argument, 0, 'd' }, { "run", required_argument, 0, 'r' },
+        { "verbose", no_argument, 0, 'v' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    const char *db = TB_DEFAULT_DB;
+    long long run = 0;
+    int verbose = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'r': if (tb_cli_int("--run", optarg, 1, INT64_MAX, &run)) return 2; break;
+        case 'v': verbose = 1; break;
+        case 'h': help(); return 0;
+        default: return tb_cli_bad_option("show", argv, optind, optopt);
+        }
+    }
+    if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'show'", argv[optind]);
+    tb_store *st;
+    int64_t id;
+    int rc = tb_cli_open_run(db, run, &st, &id);
+    if (rc) return rc;
+    char msg[TB_MSG_LEN];
+    rc = tb_show_run(st, id, stdout, verbose, msg, sizeof msg);
+    tb_store_close(st);
+    if (rc) return tb_cli_error("%s", msg);
+    return 0;
+}

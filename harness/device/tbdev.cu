@@ -1,0 +1,191 @@
+/* tbdev.cu - the harness's own kernels (see tbdev.h for the contract of each). */
+#include "tbdev.h"
+#include <cuda_bf16.h>
+#include <math.h>
+
+namespace {
+
+__device__ __forceinline__ uint64_t mix64(uint64_t z)
+{   /* splitmix64 finaliser: a counter-based generator, element i = f(seed, i) */
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ float u01(uint64_t bits)   /* (0, 1] */
+{
+    return ((float)(bits >> 40) + 1.0f) * (1.0f / 16777216.0f);
+}
+
+__global__ void fill_bf16_kernel(__nv_bfloat16 *dst, size_t n, uint64_t seed, int dist)
+{
+    uint64_t key = mix64(seed ^ 0xA5A5A5A5DEADBEEFull);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t h = mix64(key + i);
+        float v;
+        if (dist == TB_INIT_NORMAL) {
+            uint64_t h2 = mix64(h ^ 0x5851F42D4C957F2Dull);
+            v = sqrtf(-2.0f * logf(u01(h))) * cospif(2.0f * u01(h2));
+        } else {
+            v = 2.0f * u01(h) - 1.0f;
+        }
+        dst[i] = __float2bfloat16_rn(v);
+    }
+}
+
+__global__ void fill_u16_kernel(uint16_t *dst, size_t n, uint16_t bits)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = bits;
+}
+
+__global__ void bf16_to_f32_kernel(float *dst, const __nv_bfloat16 *src, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = __bfloat162float(src[i]);
+}
+
+__global__ void l2_flush_kernel(const uint4 *buf, size_t n16, unsigned *sink)
+{
+    unsigned acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = __ldcg(buf + i);      /* cache in L2 only: evicts what was there */
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9E3779B9u) *sink = acc;   /* practically never; keeps the loads alive */
+}
+
+__device__ __forceinline__ void atomic_max_double(double *addr, double v)
+{   /* non-negative doubles order like their bit patterns */
+    atomicMax((unsigned long long *)addr, (unsigned long long)__double_as_longlong(v));
+}
+
+__global__ void compare_kernel(const __nv_bfloat16 *d, const float *ref, int64_t m, int64_t n,
+                               int64_t batch, int d_col, int64_t ldd, int64_t stride_d,
+                               int ref_col, int64_t ld_ref, int64_t stride_ref,
+                               double atol, double rtol, tb_cmp_result *out)
+{
+    __shared__ double s_sq_err[256], s_sq_ref[256], s_max[256];
+    __shared__ unsigned long long s_bad[256], s_nf[256];
+    double sq_err = 0, sq_ref = 0, mx = 0;
+    unsigned long long bad = 0, nf = 0, first = ~0ull;
+    const int64_t total = m * n * batch;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < total;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        int64_t b = idx / (m * n), rem = idx % (m * n), i = rem / n, j = rem % n;
+        float dv = __bfloat162float(d[b * stride_d + (d_col ? j * ldd + i : i * ldd + j)]);
+        float rv = ref[b * stride_ref + (ref_col ? j * ld_ref + i : i * ld_ref + j)];
+        double rd = (double)rv;
+        sq_ref += rd * rd;
+        if (!isfinite(dv)) {
+            nf++; bad++;
+            if ((unsigned long long)idx < first) first = (unsigned long long)idx;
+            continue;
+        }
+        double e = fabs((double)dv - rd);
+        sq_err += e * e;
+        if (e > mx) mx = e;
+        if (!(e <= atol + rtol * fabs(rd))) {
+            bad++;
+            if ((unsigned long long)idx < first) first = (unsigned long long)idx;
+        }
+    }
+    if (first != ~0ull) atomicMin(&out->first_bad, first);
+    int t = threadIdx.x;
+    s_sq_err[t] = sq_err; s_sq_ref[t] = sq_ref; s_max[t] = mx; s_bad[t] = bad; s_nf[t] = nf;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+        if (t < w) {
+            s_sq_err[t] += s_sq_err[t + w]; s_sq_ref[t] += s_sq_ref[t + w];
+            s_max[t] = fmax(s_max[t], s_max[t + w]);
+            s_bad[t] += s_bad[t + w]; s_nf[t] += s_nf[t + w];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        atomicAdd(&out->sum_sq_err, s_sq_err[0]);
+        atomicAdd(&out->sum_sq_ref, s_sq_ref[0]);
+        atomic_max_double(&out->max_abs_err, s_max[0]);
+        atomicAdd(&out->n_bad, s_bad[0]);
+        atomicAdd(&out->n_nonfinite, s_nf[0]);
+    }
+}
+
+__global__ void init_cmp_kernel(tb_cmp_result *out)
+{
+    out->n_bad = 0; out->n_nonfinite = 0; out->first_bad = ~0ull;
+    out->max_abs_err = 0; out->sum_sq_err = 0; out->sum_sq_ref = 0;
+}
+
+__global__ void clock_probe_kernel(unsigned long long *out, unsigned spin_ns)
+{
+    unsigned long long t0, t1, c0, c1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    c0 = clock64();
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    } while (t1 - t0 < spin_ns);
+    c1 = clock64();
+    if (threadIdx.x == 0) { out[0] = c1 - c0; out[1] = t1 - t0; }
+}
+
+unsigned grid_for(size_t n, unsigned block)
+{
+    size_t g = (n + block - 1) / block;
+    if (g > 65535u * 4) g = 65535u * 4;
+    return g ? (unsigned)g : 1u;
+}
+
+} // namespace
+
+extern "C" int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist dist,
+                               cudaStream_t s)
+{
+    fill_bf16_kernel<<<grid_for(n, 256), 256, 0, s>>>((__nv_bfloat16 *)dst, n, seed, (int)dist);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_fill_u16(void *dst, size_t n, uint16_t bits, cudaStream_t s)
+{
+    fill_u16_kernel<<<grid_for(n, 256), 256, 0, s>>>((uint16_t *)dst, n, bits);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_bf16_to_f32(float *dst, const void *src, size_t n, cudaStream_t s)
+{
+    bf16_to_f32_kernel<<<grid_for(n, 256), 256, 0, s>>>(dst, (const __nv_bfloat16 *)src, n);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_l2_flush(const void *buf, size_t bytes, unsigned *sink, cudaStream_t s)
+{
+    size_t n16 = bytes / 16;
+    l2_flush_kernel<<<grid_for(n16, 512), 512, 0, s>>>((const uint4 *)buf, n16, sink);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_compare_bf16_f32(const void *d, const float *ref, int64_t m, int64_t n,
+                                      int64_t batch, int d_col, int64_t ldd, int64_t stride_d,
+                                      int ref_col, int64_t ld_ref, int64_t stride_ref,
+                                      double atol, double rtol, tb_cmp_result *out_dev,
+                                      cudaStream_t s)
+{
+    init_cmp_kernel<<<1, 1, 0, s>>>(out_dev);
+    size_t total = (size_t)(m * n * batch);
+    unsigned g = grid_for(total, 256);
+    if (g > 4096) g = 4096;
+    compare_kernel<<<g, 256, 0, s>>>((const __nv_bfloat16 *)d, ref, m, n, batch, d_col, ldd,
+                                     stride_d, ref_col, ld_ref, stride_ref, atol, rtol, out_dev);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s)
+{
+    clock_probe_kernel<<<1, 32, 0, s>>>(out_dev, spin_ns);
+    return (int)cudaGetLastError();
+}

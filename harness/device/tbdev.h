@@ -1,0 +1,65 @@
+/* tbdev.h - the harness's own kernels, behind a C interface (implemented in tbdev.cu).
+ *
+ * Owns: input generation (a counter-based hash, so any element is reproducible from
+ * (seed, index) alone), output poisoning, the L2 flush by reading, the GEMM output
+ * comparison, the SM-clock probe, and BF16 <-> FP32 conversion. Every function enqueues on
+ * the given stream and returns a cudaError_t as int (0 = cudaSuccess); none synchronises
+ * unless it says so.
+ */
+#ifndef TB_DEVICE_TBDEV_H
+#define TB_DEVICE_TBDEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tb_init_dist {
+    TB_INIT_UNIFORM = 0,    /* uniform on [-1, 1), then rounded to bf16 */
+    TB_INIT_NORMAL = 1      /* standard normal (Box-Muller on two hashed uniforms) */
+} tb_init_dist;
+
+/* Fill n bf16 elements at dst with values drawn from dist, element i a pure function of
+ * (seed, i). Never produces zeros-only data; exact zeros are as rare as the distribution
+ * makes them. */
+int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist dist, cudaStream_t s);
+
+/* Fill n bf16 elements with the 16-bit pattern `bits` (0x7FC1 is a quiet NaN: the poison). */
+int tbdev_fill_u16(void *dst, size_t n, uint16_t bits, cudaStream_t s);
+
+/* dst[i] = float(src[i]) for n bf16 elements (C into the FP32 reference's accumulator). */
+int tbdev_bf16_to_f32(float *dst, const void *src, size_t n, cudaStream_t s);
+
+/* Read every byte of buf (bytes a multiple of 16) and fold it into *sink, so the compiler
+ * cannot drop the loads: evicts whatever the L2 held without leaving dirty lines. */
+int tbdev_l2_flush(const void *buf, size_t bytes, unsigned *sink, cudaStream_t s);
+
+/* Compare a bf16 matrix D (m x n, row or col layout with ld, batch with stride) against an
+ * FP32 reference laid out the same way with ld_ref/stride_ref. Per element:
+ *   bad if !isfinite(d) or |d - r| > atol + rtol * |r|.
+ * Accumulates into out (device memory, zeroed by this call): see tb_cmp_result. */
+typedef struct tb_cmp_result {
+    unsigned long long n_bad;        /* elements failing the rule (non-finite included) */
+    unsigned long long n_nonfinite;  /* NaN or Inf in D (the poison is NaN) */
+    unsigned long long first_bad;    /* linear index of the smallest failing element, or ~0 */
+    double max_abs_err;              /* over finite elements */
+    double sum_sq_err;               /* sum (d - r)^2 over finite elements */
+    double sum_sq_ref;               /* sum r^2 */
+} tb_cmp_result;
+
+int tbdev_compare_bf16_f32(const void *d, const float *ref, int64_t m, int64_t n,
+                           int64_t batch, int d_col, int64_t ldd, int64_t stride_d,
+                           int ref_col, int64_t ld_ref, int64_t stride_ref,
+                           double atol, double rtol, tb_cmp_result *out_dev, cudaStream_t s);
+
+/* SM clock probe: one block spins for about spin_ns of %globaltimer and writes
+ * {clock64 delta, globaltimer delta in ns} to out_dev[0..1]. MHz = cycles * 1000 / ns. */
+int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

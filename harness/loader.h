@@ -1,0 +1,34 @@
+/* loader.h - opens variant libraries and checks them against the ABI. The only module that
+ * calls dlopen/dlsym. Used by the worker (never by the parent, which must survive a library
+ * whose constructor crashes: it asks a worker in probe mode instead). */
+#ifndef TB_LOADER_H
+#define TB_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilebench/variant.h"
+
+typedef struct tb_lib tb_lib;
+
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL) and find TB_VARIANT_ENTRY. TB_ELOAD with a message
+ * naming the file when it is missing, not loadable (dlerror's text) or has no entry.
+ * Libraries are never unloaded (CUDA modules do not survive dlclose well); tb_lib_free only
+ * frees the handle record. */
+int tb_lib_open(const char *path, tb_lib **out, char *msg, size_t len);
+void tb_lib_free(tb_lib *lib);
+const char *tb_lib_path(const tb_lib *lib);
+
+/* The variant at index: TB_OK and *out set; TB_OK and *out NULL past the last; TB_ELOAD
+ * (message names file and index) when the variant is refused: wrong abi_version, a
+ * struct_size below the v1 layout, no name, no family, no launch, a parametric name that
+ * does not match tb_variant_make_name(family, params). Stops at 4096 variants. */
+int tb_lib_variant(tb_lib *lib, uint32_t index, const tb_variant **out, char *msg, size_t len);
+
+/* The variant's params as a JSON object {"key": value, ...} in declared order. Returns the
+ * length written (truncated output is still valid JSON only when it fits: check < len). */
+int tb_params_json(const tb_param *ps, char *buf, size_t len);
+
+/* 1 if the variant opted out of generated names (TB_PARAM_STR("naming", "plain")). */
+int tb_variant_plain_name(const tb_variant *v);
+
+#endif

@@ -1,0 +1,119 @@
+/* record.h - the plain records that flow worker -> sweep -> store -> show/export.
+ *
+ * Owns nothing but the layouts. The worker writes these as JSON lines (wire.c converts);
+ * the parent fills them from the pipe and hands them to the store, which is their only
+ * writer to disk. Strings are fixed-size so records copy by value; a field that does not
+ * apply is empty ("") or NaN (doubles) or -1 (integers).
+ */
+#ifndef TB_RECORD_H
+#define TB_RECORD_H
+
+#include <stdint.h>
+
+#define TB_NAME_LEN 128
+#define TB_TEXT_LEN 512
+#define TB_PATH_LEN 1024
+
+/* What a run was asked to do; stored in runs so that --resume can finish it. */
+typedef struct tb_run_info {
+    int64_t id;                 /* filled by the store */
+    char    started_at[32];     /* ISO 8601 UTC */
+    char    ended_at[32];
+    char    command_line[2048];
+    char    git_sha[48];        /* of the tilebench build, "" if unknown */
+    char    version[32];
+    char    status[16];         /* running | complete | interrupted | failed */
+    char    options_json[8192]; /* the plan's options, enough to resume */
+} tb_run_info;
+
+/* The machine a run measured on, reported once by the first worker. */
+typedef struct tb_environment {
+    char    gpu_name[TB_NAME_LEN];
+    char    gpu_uuid[64];
+    char    pci_bus_id[32];
+    int     cc_major, cc_minor;
+    int     sm_count;
+    int64_t l2_bytes;
+    int64_t mem_bytes;
+    int     sm_clock_max_mhz;   /* NVML max SM clock, -1 unknown */
+    int     sm_clock_mhz;       /* NVML current SM clock at start, -1 unknown */
+    int     mem_clock_mhz;
+    int     power_limit_mw;
+    char    driver_version[32];
+    int     cuda_driver_version;  /* e.g. 13000 */
+    int     cuda_runtime_version;
+    int     cublas_version;       /* cublasLtGetVersion() */
+    int     cupti_version;        /* -1 unknown */
+    char    hostname[128];
+    char    os[128];
+    char    extra_json[2048];     /* anything else, as a JSON object */
+} tb_environment;
+
+/* One variant as the loader saw it in a library file. */
+typedef struct tb_variant_info {
+    int64_t id;                 /* filled by the store */
+    char    name[TB_NAME_LEN];
+    char    family[64];
+    char    params_json[1024];  /* {"tile_m":128,"schedule":"pingpong",...} in declared order */
+    char    sass[64];
+    char    file[TB_PATH_LEN];
+    char    sha256[65];         /* hex of the library file */
+    int     index;              /* index passed to the entry symbol */
+} tb_variant_info;
+
+/* One GEMM problem (the sweep's "shape"). */
+typedef struct tb_problem_info {
+    int64_t id;                 /* filled by the store */
+    char    op[16];             /* "gemm" */
+    int64_t m, n, k, batch;
+    char    dtypes[32];         /* "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate */
+    char    layouts[8];         /* "tn" + c/d: "tnr" ... see plan.c */
+    int64_t lda, ldb, ldc, ldd;
+    double  alpha, beta;
+    char    label[64];          /* shape set entry label, e.g. "llama3-8b.qkv", or "" */
+} tb_problem_info;
+
+/* Did it run (status) is kept apart from is it right (disposition), as cutlass_profiler. */
+typedef enum tb_status {
+    TB_STATUS_OK = 0, TB_STATUS_CRASHED, TB_STATUS_TIMEOUT, TB_STATUS_UNSUPPORTED,
+    TB_STATUS_ERROR, TB_STATUS_SKIPPED
+} tb_status;
+
+typedef enum tb_disposition {
+    TB_DISP_NOT_VERIFIED = 0, TB_DISP_PASSED, TB_DISP_INCORRECT
+} tb_disposition;
+
+const char *tb_status_name(tb_status s);        /* "ok", "crashed", ... */
+const char *tb_disposition_name(tb_disposition d);  /* "not_verified", "passed", "incorrect" */
+int tb_status_parse(const char *s, tb_status *out);         /* 0 on success */
+int tb_disposition_parse(const char *s, tb_disposition *out);
+
+/* One (variant, problem) result. Samples are owned by the caller that filled the record. */
+typedef struct tb_measurement {
+    int64_t id;                 /* filled by the store */
+    int64_t run_id, variant_id, problem_id;
+    tb_status status;
+    tb_disposition disposition;
+    char    reason[TB_TEXT_LEN];   /* why not ok / why incorrect, "" when fine */
+    char    rule[64];              /* the validation rule that failed, "" when none */
+    /* validation figures (NaN when not validated) */
+    int     trials;
+    double  max_abs_err, rel_fro_err;
+    int64_t n_bad, n_nonfinite;
+    double  atol, rtol;
+    /* timing figures (NaN when not timed) */
+    char    method[32];            /* "cold_events" ... */
+    char    stop_reason[64];       /* "rse<0.5%", "time budget", "max samples" */
+    int     n_samples, warmup;
+    double  median_ms, mean_ms, stdev_ms, min_ms, max_ms, rse;
+    double  tflops;                /* at the median */
+    double  clock_mhz;             /* SM clock measured during the samples */
+    double  first_launch_ms;
+    int64_t workspace_bytes;
+    char    describe[TB_TEXT_LEN]; /* what the variant's setup chose (cuBLASLt algo ...) */
+    char    extra_json[2048];
+    double *samples_ms;            /* n_samples entries, or NULL */
+    double *samples_clock_mhz;     /* n_samples entries, or NULL */
+} tb_measurement;
+
+#endif

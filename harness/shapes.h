@@ -1,0 +1,28 @@
+/* shapes.h - the sweep's shapes: "MxNxK[xB]" lists, shape files, and named sets
+ * (results/shapes/NAME.txt). Pure parsing; no GPU. */
+#ifndef TB_SHAPES_H
+#define TB_SHAPES_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tb_shape {
+    int64_t m, n, k, batch;
+    char label[64];
+} tb_shape;
+
+typedef struct tb_shape_list {
+    tb_shape *v;
+    size_t n, cap;
+} tb_shape_list;
+
+/* Parse one "MxNxK" or "MxNxKxB" token. TB_OK or TB_EUSAGE ("malformed shape 'x' (want
+ * MxNxK or MxNxKxB)", "shape 'x' has a non-positive size", "shape 'x' is too large"). */
+int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len);
+
+/* Append the shapes of spec: a comma-separated list whose items are shapes, names of sets
+ * in sets_dir, or paths of shape files (one shape per line, an optional label after it,
+ * '#' starts a comment). Duplicates (same m, n, k, batch) are dropped, first kept. */
+int tb_shapes_add(tb_shape_list *l, const char *spec, const char *sets_dir, char *msg, size_t len);
+
+void tb_shapes_free(tb_shape_list *l);
+#endif

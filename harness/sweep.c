@@ -1,0 +1,352 @@
+/* sweep.c - the parent's measurement loop (see sweep.h). */
+#define _GNU_SOURCE
+#include "sweep.h"
+#include "nvml.h"
+#include "spawn.h"
+#include "tb.h"
+#include "wire.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t tb_sweep_stop = 0;
+
+void tb_sweep_opts_default(tb_sweep_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout_s = 10.0;
+    o->watchdog_factor = 50.0;
+    o->max_time_s = 1.0;
+    o->target_rse = 0.005;
+    o->min_samples = 10;
+    o->max_samples = 1000;
+    o->warmup = 3;
+    o->trials = 2;
+    o->flush_l2 = 1;
+    o->seed = 20261123;
+    snprintf(o->init, sizeof o->init, "uniform");
+    o->alpha = 1.0;
+    o->beta = 0.0;
+    o->device = 0;
+}
+
+void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->op, sizeof p->op, "gemm");
+    p->m = s->m; p->n = s->n; p->k = s->k; p->batch = s->batch;
+    snprintf(p->dtypes, sizeof p->dtypes, "bf16,bf16,bf16,bf16,f32");
+    snprintf(p->layouts, sizeof p->layouts, "tn");
+    p->lda = s->k; p->ldb = s->k; p->ldc = s->n; p->ldd = s->n;
+    p->alpha = o->alpha;
+    p->beta = o->beta;
+    snprintf(p->label, sizeof p->label, "%s", s->label);
+}
+
+static void problem_gemm(const tb_problem_info *p, tb_gemm *g)
+{
+    memset(g, 0, sizeof *g);
+    g->m = p->m; g->n = p->n; g->k = p->k; g->batch = p->batch;
+    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
+    g->acc_type = TB_DTYPE_F32;
+    g->a_layout = TB_LAYOUT_ROW;
+    g->b_layout = TB_LAYOUT_COL;
+    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
+    g->lda = p->lda; g->ldb = p->ldb; g->ldc = p->ldc; g->ldd = p->ldd;
+    g->stride_a = p->m * p->lda;
+    g->stride_b = p->n * p->ldb;
+    g->stride_c = p->m * p->ldc;
+    g->stride_d = p->m * p->ldd;
+    g->alpha = p->alpha;
+    g->beta = p->beta;
+}
+
+int tb_sweep_probe_env(const char *worker, int device, tb_environment *env, char *msg, size_t len)
+{
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", device);
+    char *argv[] = { (char *)"tilebench-worker", (char *)"env", (char *)"--device", dev, NULL };
+    tb_proc p;
+    int rc = tb_proc_start(&p, worker, argv, msg, len);
+    if (rc) return rc;
+    tb_proc_close_input(&p);
+    rc = tb_fail(msg, len, TB_ENOGPU, "no GPU: the worker reported nothing");
+    char *line = NULL;
+    while (tb_proc_next(&p, tb_now() + 120.0, NULL, &line) == 1) {
+        cJSON *o = cJSON_Parse(line);
+        free(line);
+        if (!o) continue;
+        const char *type = tb_json_str(o, "type", "");
+        if (strcmp(type, "env") == 0) rc = tb_wire_env_from_json(o, env, msg, len);
+        else if (strcmp(type, "fatal") == 0)
+            rc = tb_fail(msg, len, TB_ENOGPU, "%s", tb_json_str(o, "error", "no GPU"));
+        cJSON_Delete(o);
+    }
+    tb_proc_wait(&p, 10.0);
+    if (rc != TB_OK && p.exited && WIFEXITED(p.wstatus) && WEXITSTATUS(p.wstatus) == 127) {
+        char last[256];
+        tb_proc_last_log_line(&p, last, sizeof last);
+        rc = tb_fail(msg, len, TB_EWORKER, "%s", last[0] ? last : "cannot run the worker");
+    }
+    tb_proc_free(&p);
+    return rc;
+}
+
+/* After a worker was killed or died: wait until the driver has torn its context down, so
+ * the next measurement does not share the GPU with a dying one. */
+static void wait_context_gone(pid_t pid, const tb_sweep_report *rep)
+{
+    char msg[TB_MSG_LEN];
+    if (tb_nvml_open(msg, sizeof msg) != TB_OK) {
+        struct timespec ts = { 1, 0 };
+        nanosleep(&ts, NULL);
+        return;
+    }
+    double end = tb_now() + 30.0;
+    for (;;) {
+        int present = 0;
+        if (tb_nvml_pid_on_gpu((int)pid, &present, msg, sizeof msg) != TB_OK || !present) return;
+        if (tb_now() > end) {
+            if (rep->warning) {
+                char w[256];
+                snprintf(w, sizeof w, "worker %d still holds a GPU context 30 s after it was "
+                         "killed; going on", (int)pid);
+                rep->warning(rep->ctx, w);
+            }
+            return;
+        }
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static cJSON *job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalog *cat,
+                       const int *todo, size_t nv, uint64_t seed)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "device", o->device);
+    cJSON_AddNumberToObject(j, "seed", (double)(seed & ((1ull << 52) - 1)));
+    cJSON_AddNumberToObject(j, "trials", o->trials);
+    cJSON_AddStringToObject(j, "init", o->init);
+    cJSON *m = cJSON_AddObjectToObject(j, "measure");
+    cJSON_AddNumberToObject(m, "warmup", o->warmup);
+    cJSON_AddNumberToObject(m, "min_samples", o->min_samples);
+    cJSON_AddNumberToObject(m, "max_samples", o->max_samples);
+    cJSON_AddNumberToObject(m, "max_time_s", o->max_time_s);
+    cJSON_AddNumberToObject(m, "target_rse", o->target_rse);
+    cJSON_AddNumberToObject(m, "flush_l2", o->flush_l2);
+    cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
+    cJSON *vs = cJSON_AddArrayToObject(j, "variants");
+    for (size_t i = 0; i < nv; i++) {
+        if (!todo[i]) continue;
+        cJSON *v = cJSON_CreateObject();
+        cJSON_AddStringToObject(v, "name", cat->v[i].name);
+        cJSON_AddStringToObject(v, "file", cat->v[i].file);
+        cJSON_AddNumberToObject(v, "index", cat->v[i].index);
+        cJSON_AddItemToArray(vs, v);
+    }
+    return j;
+}
+
+static int find_variant(const tb_catalog *cat, const char *name)
+{
+    for (size_t i = 0; i < cat->n; i++)
+        if (strcmp(cat->v[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+typedef struct shape_ctx {
+    tb_store *st;
+    int64_t run_id, problem_id;
+    const tb_catalog *cat;
+    const tb_shape *shape;
+    const tb_sweep_report *rep;
+    int *todo;
+    size_t left, *done, total;
+} shape_ctx;
+
+static int store_result(shape_ctx *sc, int vi, tb_measurement *m, char *msg, size_t len)
+{
+    m->run_id = sc->run_id;
+    m->variant_id = sc->cat->v[vi].id;
+    m->problem_id = sc->problem_id;
+    int rc = tb_store_put_measurement(sc->st, m, msg, len);
+    if (rc) return rc;
+    sc->todo[vi] = 0;
+    sc->left--;
+    (*sc->done)++;
+    if (sc->rep->result) sc->rep->result(sc->rep->ctx, &sc->cat->v[vi], sc->shape, m, *sc->done, sc->total);
+    return TB_OK;
+}
+
+static int fail_rest(shape_ctx *sc, tb_status status, const char *why, char *msg, size_t len)
+{
+    for (size_t i = 0; i < sc->cat->n; i++) {
+        if (!sc->todo[i]) continue;
+        tb_measurement m;
+        tb_measurement_init(&m);
+        m.status = status;
+        snprintf(m.reason, sizeof m.reason, "%s", why);
+        int rc = store_result(sc, (int)i, &m, msg, len);
+        if (rc) return rc;
+    }
+    return TB_OK;
+}
+
+/* One worker's life over the variants still to do on this shape. Returns TB_OK when the
+ * worker finished or was replaced (the caller loops while sc->left), TB_EINTR, TB_EDB. */
+static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
+                      const tb_gemm *g, uint64_t seed, int *env_seen, char *msg, size_t len)
+{
+    char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
+    tb_proc p;
+    int rc = tb_proc_start(&p, worker, argv, msg, len);
+    if (rc) {
+        char why[TB_MSG_LEN];
+        snprintf(why, sizeof why, "%s", msg);
+        return fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
+    }
+    cJSON *job = job_json(o, g, sc->cat, sc->todo, sc->cat->n, seed);
+    tb_wire_send(p.in_fd, job);
+    cJSON_Delete(job);
+    tb_proc_close_input(&p);
+
+    int current = -1, finished = 0, killed = 0;
+    double per_launch_s = o->timeout_s;
+    double deadline = tb_now() + 120.0 + o->timeout_s;   /* CUDA init, allocation */
+    char fatal[TB_MSG_LEN] = "";
+    rc = TB_OK;
+    for (;;) {
+        char *line = NULL;
+        int r = tb_proc_next(&p, deadline, &tb_sweep_stop, &line);
+        if (r == -2) {
+            tb_proc_kill(&p);
+            wait_context_gone(p.pid, sc->rep);
+            tb_proc_free(&p);
+            return TB_EINTR;
+        }
+        if (r == -1) {
+            tb_proc_kill(&p);
+            killed = 1;
+            wait_context_gone(p.pid, sc->rep);
+            if (current >= 0) {
+                tb_measurement m;
+                tb_measurement_init(&m);
+                m.status = TB_STATUS_TIMEOUT;
+                snprintf(m.reason, sizeof m.reason, "no progress for %.1f s (watchdog: the larger "
+                         "of --timeout %.1f s and %.0fx the first launch); worker killed",
+                         per_launch_s, o->timeout_s, o->watchdog_factor);
+                rc = store_result(sc, current, &m, msg, len);
+            } else {
+                rc = fail_rest(sc, TB_STATUS_ERROR, "worker did not become ready in time", msg, len);
+            }
+            break;
+        }
+        if (r == 0) break;   /* the worker closed its end: done, crashed or exited */
+        cJSON *obj = cJSON_Parse(line);
+        free(line);
+        if (!obj) continue;
+        const char *type = tb_json_str(obj, "type", "");
+        if (strcmp(type, "env") == 0) {
+            if (!*env_seen) {
+                tb_environment env;
+                if (tb_wire_env_from_json(obj, &env, msg, len) == TB_OK &&
+                    tb_store_put_environment(sc->st, sc->run_id, &env, msg, len) == TB_OK)
+                    *env_seen = 1;
+            }
+        } else if (strcmp(type, "ready") == 0) {
+            deadline = tb_now() + o->timeout_s;
+        } else if (strcmp(type, "begin") == 0) {
+            current = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
+            per_launch_s = o->timeout_s;
+            deadline = tb_now() + o->timeout_s;
+            if (current >= 0 && sc->rep->status)
+                sc->rep->status(sc->rep->ctx, &sc->cat->v[current], sc->shape, *sc->done, sc->total);
+        } else if (strcmp(type, "estimate") == 0) {
+            double est_s = tb_json_num(obj, "first_launch_ms", 0) * 1e-3;
+            per_launch_s = fmax(o->timeout_s, o->watchdog_factor * est_s);
+            deadline = tb_now() + per_launch_s;
+        } else if (strcmp(type, "progress") == 0) {
+            deadline = tb_now() + per_launch_s;
+        } else if (strcmp(type, "result") == 0) {
+            int vi = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
+            tb_measurement m;
+            if (vi >= 0 && sc->todo[vi] &&
+                tb_wire_measurement_from_json(obj, &m, msg, len) == TB_OK) {
+                if (!isnan(m.median_ms) && m.median_ms > 0) {
+                    double fl = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+                    m.tflops = fl / (m.median_ms * 1e-3) / 1e12;   /* the parent's own figure */
+                }
+                rc = store_result(sc, vi, &m, msg, len);
+                tb_measurement_free_samples(&m);
+                if (rc) { cJSON_Delete(obj); break; }
+            }
+            current = -1;
+            deadline = tb_now() + o->timeout_s;
+        } else if (strcmp(type, "fatal") == 0) {
+            snprintf(fatal, sizeof fatal, "worker failed: %s", tb_json_str(obj, "error", "?"));
+        } else if (strcmp(type, "done") == 0) {
+            finished = 1;
+        }
+        cJSON_Delete(obj);
+    }
+    if (!killed) tb_proc_wait(&p, 30.0);
+    if (rc == TB_OK && !finished && !killed && sc->left) {
+        char how[128], last[300], why[TB_TEXT_LEN];
+        tb_proc_describe_exit(&p, how, sizeof how);
+        tb_proc_last_log_line(&p, last, sizeof last);
+        wait_context_gone(p.pid, sc->rep);
+        if (current >= 0) {
+            tb_measurement m;
+            tb_measurement_init(&m);
+            m.status = TB_STATUS_CRASHED;
+            snprintf(why, sizeof why, "worker %s%s%s", how, last[0] ? ": " : "", last);
+            snprintf(m.reason, sizeof m.reason, "%s", why);
+            rc = store_result(sc, current, &m, msg, len);
+        } else {
+            snprintf(why, sizeof why, "%s", fatal[0] ? fatal : "worker ended before measuring");
+            if (!fatal[0]) {
+                size_t n = strlen(why);
+                snprintf(why + n, sizeof why - n, " (%s%s%s)", how, last[0] ? ": " : "", last);
+            }
+            rc = fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
+        }
+    }
+    tb_proc_free(&p);
+    return rc;
+}
+
+int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
+                 const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
+                 const tb_sweep_report *rep, char *msg, size_t len)
+{
+    size_t total = 0, done = 0;
+    for (size_t s = 0; s < shapes->n; s++)
+        if (!skip || !skip[s]) total += cat->n;
+    int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
+    int env_seen = 0, rc = TB_OK;
+    for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
+        if (skip && skip[s]) continue;
+        tb_problem_info pi;
+        tb_sweep_problem(&shapes->v[s], o, &pi);
+        rc = tb_store_put_problem(st, &pi, msg, len);
+        if (rc) break;
+        tb_gemm g;
+        problem_gemm(&pi, &g);
+        for (size_t i = 0; i < cat->n; i++) todo[i] = 1;
+        shape_ctx sc = { st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n, &done, total };
+        uint64_t seed = o->seed * 1000003ull + (uint64_t)s;
+        int attempts = 0;
+        while (sc.left && rc == TB_OK) {
+            size_t before = sc.left;
+            rc = one_worker(&sc, worker, o, &g, seed, &env_seen, msg, len);
+            if (rc == TB_OK && sc.left == before && ++attempts >= 3)
+                rc = fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
+        }
+    }
+    free(todo);
+    return rc;
+}

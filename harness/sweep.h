@@ -1,0 +1,56 @@
+/* sweep.h - the parent's loop: for each shape, a worker measures the selected variants;
+ * the watchdog turns a hang into `timeout`, a dead worker into `crashed` for the variant it
+ * was on, and the sweep goes on with a new worker for the rest. Each result goes to the
+ * store as it arrives (one transaction each). Never touches CUDA; prints nothing (it
+ * reports through tb_sweep_report, which cmd_sweep.c implements). */
+#ifndef TB_SWEEP_H
+#define TB_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include "record.h"
+#include "shapes.h"
+#include "store.h"
+#include "catalog.h"
+
+typedef struct tb_sweep_opts {
+    double timeout_s;         /* watchdog floor and first-launch limit (default 10) */
+    double watchdog_factor;   /* x first-launch estimate (default 50) */
+    double max_time_s;        /* timing budget per measurement (default 1.0) */
+    double target_rse;        /* default 0.005 */
+    int    min_samples, max_samples, warmup, trials;
+    int    flush_l2;
+    uint64_t seed;
+    char   init[16];          /* uniform | normal */
+    double alpha, beta;
+    int    device;
+} tb_sweep_opts;
+
+void tb_sweep_opts_default(tb_sweep_opts *o);
+
+typedef struct tb_sweep_report {
+    void *ctx;
+    void (*warning)(void *ctx, const char *line);
+    /* after each stored result; done/total count measurements */
+    void (*result)(void *ctx, const tb_variant_info *v, const tb_shape *s,
+                   const tb_measurement *m, size_t done, size_t total);
+    void (*status)(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total);
+} tb_sweep_report;
+
+/* Set by the SIGINT/SIGTERM handler the caller installs; the sweep stops at the next
+ * message, kills its worker and returns TB_EINTR. */
+extern volatile sig_atomic_t tb_sweep_stop;
+
+/* Ask a worker for the GPU environment. TB_ENOGPU with the reason when there is none. */
+int tb_sweep_probe_env(const char *worker, int device, tb_environment *env, char *msg, size_t len);
+
+/* Fill a problem description for a shape (default "tn" layout, packed leading dims). */
+void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p);
+
+/* Measure variants x shapes into run_id. skip[i] (may be NULL) marks shapes already
+ * complete (--resume). TB_OK, TB_EINTR, or TB_EDB when the store failed. */
+int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
+                 const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
+                 const tb_sweep_report *rep, char *msg, size_t len);
+#endif
