@@ -1,0 +1,130 @@
+#!/bin/bash
+# cli.sh - end-to-end tests of the tilebench CLI that need no GPU: every bad input gets one
+# line naming it, exit 2 and nothing written; list/show/export/doctor work without a GPU.
+# Environment (set by CTest): TB (the binary), TB_ZOO, TB_VARIANTS, TB_BUILD, TB_SRC.
+set -u
+pass=0; fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+has_gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then has_gpu=1; fi
+
+ok()   { echo "ok   $1"; pass=$((pass+1)); }
+bad()  { echo "FAIL $1: $2"; fail=$((fail+1)); }
+# run ID EXPECTED_RC NEEDLE CMD...: exit code and a needle in stdout+stderr
+run() {
+    local id=$1 want=$2 needle=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" != "$want" ]; then bad "$id" "exit $rc, want $want: $out"; return; fi
+    if [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then bad "$id" "no '$needle' in: $out"; return; fi
+    ok "$id"
+}
+# one line on stderr for a usage error
+one_line() {
+    local id=$1; shift
+    local n; n=$("$@" 2>&1 >/dev/null | wc -l)
+    [ "$n" = 1 ] && ok "$id" || bad "$id" "$n lines of error output"
+}
+
+run cli-1.1 0 "tilebench 0." "$TB" --version
+run cli-1.2 0 "usage: tilebench" "$TB" --help
+for c in list sweep show export doctor; do run "cli-1.3-$c" 0 "usage: tilebench $c" "$TB" $c --help; done
+run cli-1.4 2 "unknown command 'frobnicate'" "$TB" frobnicate
+one_line cli-1.5 "$TB" frobnicate
+run cli-1.6 2 "usage: tilebench" "$TB"
+
+db="$tmp/sub/t.db"
+run cli-2.1 2 "'--bogus'" "$TB" sweep --bogus --db "$db"
+one_line cli-2.2 "$TB" sweep --bogus --db "$db"
+run cli-2.3 2 "malformed shape '12x3'" "$TB" sweep --shapes 12x3 --db "$db"
+run cli-2.4 2 "shape '0x128x128' has a non-positive size" "$TB" sweep --shapes 0x128x128 --db "$db"
+run cli-2.5 2 "shape '-5x8x8' has a non-positive size" "$TB" sweep --shapes=-5x8x8 --db "$db"
+run cli-2.6 2 "unknown shape set or file 'nosuch'" "$TB" sweep --shapes nosuch --db "$db"
+run cli-2.7 2 "no such variant path '/no/such/dir'" "$TB" sweep --variants /no/such/dir --shapes smoke --db "$db"
+run cli-2.8 2 "invalid value 'abc' for --max-time" "$TB" sweep --max-time abc --db "$db"
+run cli-2.9 2 "invalid value 'lognormal' for --init" "$TB" sweep --init lognormal --db "$db"
+run cli-2.10 2 "unexpected argument 'extra'" "$TB" sweep extra --db "$db"
+run cli-2.11 2 "--min-samples 50 is more than --max-samples 5" "$TB" sweep --min-samples 50 --max-samples 5 --db "$db"
+if [ $has_gpu = 0 ]; then
+    run cli-2.12 2 "sweep needs an NVIDIA GPU" "$TB" sweep --shapes smoke --db "$db"
+    one_line cli-2.13 "$TB" sweep --shapes smoke --db "$db"
+fi
+[ ! -e "$db" ] && [ ! -e "$tmp/sub" ] && ok cli-2.14 || bad cli-2.14 "a bad sweep wrote '$db'"
+
+# list: the zoo's broken libraries are refused one line each, naming the file; the rest listed
+out=$("$TB" list --variants "$TB_ZOO" 2>"$tmp/err"); rc=$?
+[ $rc = 0 ] && ok cli-3.1 || bad cli-3.1 "list of the zoo exited $rc"
+for pat in "zoo_abi_version.so.*ABI version 999" "zoo_struct_small.so.*struct_size 16" \
+           "no entry symbol 'tilebench_variant_query' in '.*zoo_nosym.so'" \
+           "zoo_undefined.so.*undefined symbol" "zoo_notelf.so" "zoo_null_name.so.*no name" \
+           "zoo_badname.so.*does not match its parameters" "duplicate variant name 'zoo_dup'" \
+           "duplicate variant name 'zoo_wrong'"; do
+    grep -qE "refused: .*$pat" "$tmp/err" && ok "cli-3.2 [$pat]" || bad "cli-3.2" "no refusal matching '$pat' in: $(cat "$tmp/err")"
+done
+for v in zoo_crash zoo_hang zoo_illegal zoo_exit zoo_nosass; do
+    grep -q "^$v " <<<"$out" && ok "cli-3.3 [$v]" || bad cli-3.3 "$v not listed"
+done
+run cli-3.4 0 "zoo_crash" "$TB" list --variants "$TB_ZOO" --filter 'zoo_cr*'
+n=$("$TB" list --variants "$TB_ZOO" --filter 'zoo_cr*' 2>/dev/null | grep -c '^zoo_')
+[ "$n" = 1 ] && ok cli-3.5 || bad cli-3.5 "--filter selected $n variants"
+n=$("$TB" list --variants "$TB_ZOO" --filter 'zoo_*' --exclude 'zoo_[a-h]*' 2>/dev/null | grep -c '^zoo_')
+m=$("$TB" list --variants "$TB_ZOO" 2>/dev/null | grep '^zoo_' | grep -vc '^zoo_[a-h]')
+[ "$n" = "$m" ] && [ "$n" -gt 0 ] && ok cli-3.6 || bad cli-3.6 "--exclude kept $n, want $m"
+run cli-3.7 2 "no variant matches the filters" "$TB" list --variants "$TB_ZOO" --filter 'nomatch*'
+run cli-3.8 2 "no such variant path" "$TB" list --variants "$tmp/none.so"
+run cli-3.9 2 "unknown format 'yaml'" "$TB" list --format yaml
+
+# the shipped variants
+out=$("$TB" list 2>&1); rc=$?
+[ $rc = 0 ] && ok cli-4.1 || bad cli-4.1 "list exited $rc: $out"
+for v in cublaslt simt_naive simt_tiled; do grep -q "^$v" <<<"$out" && ok "cli-4.2 [$v]" || bad cli-4.2 "no $v"; done
+n=$(grep -c '^mma_sync_' <<<"$out")
+[ "$n" -ge 6 ] && ok cli-4.3 || bad cli-4.3 "$n mma_sync points, want >= 6"
+grep -qE '^ +[0-9a-f]{64}$' <<<"$out" && ok cli-4.4 || bad cli-4.4 "no SHA-256 column"
+"$TB" list --format json > "$tmp/l.json" 2>/dev/null
+/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d)>=9 and all(len(x['sha256'])==64 for x in d)" "$tmp/l.json" \
+    && ok cli-4.5 || bad cli-4.5 "list --format json is not the JSON expected"
+
+# databases: missing, garbage, newer schema
+run cli-5.1 2 "cannot open" "$TB" show --db "$tmp/none.db"
+[ ! -e "$tmp/none.db" ] && ok cli-5.2 || bad cli-5.2 "show created a database"
+head -c 4096 /dev/urandom > "$tmp/garbage.db"; cp "$tmp/garbage.db" "$tmp/garbage.orig"
+run cli-5.3 2 "garbage.db" "$TB" show --db "$tmp/garbage.db"
+run cli-5.4 2 "garbage.db" "$TB" export --format json --db "$tmp/garbage.db"
+cmp -s "$tmp/garbage.db" "$tmp/garbage.orig" && [ ! -e "$tmp/garbage.db-wal" ] && ok cli-5.5 || bad cli-5.5 "garbage database touched"
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table runs(id)'); c.execute('pragma user_version=99'); c.commit()" "$tmp/new.db"
+run cli-5.6 2 "newer than this tilebench" "$TB" show --db "$tmp/new.db"
+one_line cli-5.7 "$TB" show --db "$tmp/new.db"
+
+# show and export on a fixture database (invented figures; see make_fixture_db.c)
+"$TB_BUILD/tests/make_fixture_db" "$tmp/f.db" >/dev/null || bad cli-6.0 "fixture"
+out=$("$TB" show --db "$tmp/f.db" 2>&1); rc=$?
+[ $rc = 0 ] && ok cli-6.1 || bad cli-6.1 "show exited $rc"
+grep -qE '^ +1 +fixture_fast ' <<<"$out" && grep -qE '^ +2 +cublaslt ' <<<"$out" && ok cli-6.2 || bad cli-6.2 "ranking wrong: $out"
+grep -q "126.1%" <<<"$out" && ok cli-6.3 || bad cli-6.3 "no % of cublaslt (126.1%): $out"
+grep -qE '^ +- +fixture_broken .*crashed: worker killed by signal 11' <<<"$out" && ok cli-6.4 || bad cli-6.4 "crashed row: $out"
+grep -q "@1980MHz" <<<"$out" && ok cli-6.5 || bad cli-6.5 "no % of peak at the clock: $out"
+run cli-6.6 2 "no run 99" "$TB" show --db "$tmp/f.db" --run 99
+"$TB" export --db "$tmp/f.db" --format json > "$tmp/e.json"
+/usr/bin/python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); r=d['results']
+assert len(r)==3, len(r)
+ok=[x for x in r if x['status']=='ok']; assert len(ok)==2 and len(ok[0]['timing']['samples_ms'])==4
+" "$tmp/e.json" && ok cli-6.7 || bad cli-6.7 "export json"
+"$TB" export --db "$tmp/f.db" --format csv --output "$tmp/e.csv" && [ -s "$tmp/e.csv" ] && ok cli-6.8 || bad cli-6.8 "export csv to a file"
+/usr/bin/python3 -c "
+import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); b=[x for x in rows if x['variant']=='fixture_broken'][0]
+assert b['median_ms']=='' and b['tflops']=='' and b['status']=='crashed' and 'planted' in b['reason'], b
+" "$tmp/e.csv" && ok cli-6.9 || bad cli-6.9 "csv crashed row"
+run cli-6.10 2 "unknown export format 'xml'" "$TB" export --db "$tmp/f.db" --format xml
+run cli-6.11 2 "needs --format" "$TB" export --db "$tmp/f.db"
+run cli-6.12 2 "cannot write" "$TB" export --db "$tmp/f.db" --format csv --output "$tmp/no/such/dir/x.csv"
+run cli-6.13 2 "already complete" "$TB" sweep --db "$tmp/f.db" --resume 1
+run cli-6.14 2 "--resume takes the run's own options" "$TB" sweep --db "$tmp/f.db" --resume 1 --shapes smoke
+
+# doctor works anywhere
+run cli-7.1 0 "tilebench" "$TB" doctor --db "$tmp/f.db"
+if [ $has_gpu = 0 ]; then run cli-7.2 0 "no GPU" "$TB" doctor; fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,62 @@
+#!/bin/bash
+# gpu_zoo.sh - the zoo's run-time members in one sweep with good variants: each misbehaviour
+# is reported as tests/zoo/README.md says, and the good variants are still measured and
+# ranked on every shape.
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+db="$tmp/zoo.db"
+"$TB" sweep --variants "$TB_ZOO" --variants "$TB_VARIANTS" \
+    --filter 'zoo_*' --filter cublaslt --filter simt_naive --filter simt_tiled \
+    --shapes 256x512x256,320x200x136 --timeout 3 --max-time 0.2 --no-progress --db "$db" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+[ $rc = 0 ] && ok zoo-1.1 || bad zoo-1.1 "sweep exited $rc"
+grep -q "refused: .*zoo_nosass.*no SASS for this GPU" "$tmp/err" && ok zoo-1.2 || bad zoo-1.2 "zoo_nosass not refused for its SASS"
+"$TB" export --db "$db" --format json > "$tmp/e.json" || bad zoo-1.3 "export failed"
+$PY - "$tmp/e.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+res = {}
+for r in d["results"]:
+    res.setdefault(r["variant"]["name"], []).append(r)
+fails = []
+def check(name, cond, what):
+    rows = res.get(name, [])
+    if len(rows) != 2:
+        fails.append(f"{name}: {len(rows)} results, want 2")
+        return
+    for r in rows:
+        if not cond(r):
+            fails.append(f"{name} {r['problem']['m']}x{r['problem']['n']}x{r['problem']['k']}: {what}: "
+                         f"{r['status']}/{r['disposition']} {r['reason']!r}")
+check("zoo_crash", lambda r: r["status"] == "crashed" and "signal 11" in r["reason"], "crashed by SIGSEGV")
+check("zoo_illegal", lambda r: r["status"] == "crashed" and "illegal memory access" in r["reason"], "crashed, illegal address")
+check("zoo_hang", lambda r: r["status"] == "timeout" and "watchdog" in r["reason"], "timeout")
+check("zoo_exit", lambda r: r["status"] == "crashed" and "status 3" in r["reason"], "crashed, exit 3")
+check("zoo_abort", lambda r: r["status"] == "crashed" and "signal 6" in r["reason"], "crashed by SIGABRT")
+def wrong_ok(r):
+    p = r["problem"]
+    want = min(p["m"], 128) * min(p["n"], 128)
+    return r["status"] == "ok" and r["disposition"] == "incorrect" and r["rule"] == "elementwise" \
+        and r["validation"]["n_bad"] == want
+check("zoo_wrong", wrong_ok, "incorrect by the elementwise rule, exactly the planted tile")
+check("zoo_zeros", lambda r: r["status"] == "ok" and r["disposition"] == "incorrect", "incorrect")
+check("zoo_slowsetup_fail", lambda r: r["status"] == "error" and "planted setup failure" in r["reason"], "setup error")
+check("zoo_unsupported", lambda r: r["status"] == "unsupported" and "planted: supports nothing" in r["reason"], "unsupported")
+for good in ("cublaslt", "simt_naive", "simt_tiled"):
+    names = [n for n in res if n.startswith(good)]
+    if not names:
+        fails.append(f"{good}: not measured")
+    for n in names:
+        check(n, lambda r: r["status"] == "ok" and r["disposition"] == "passed" and r["tflops"] and
+              r["timing"]["n_samples"] >= 10 and len(r["timing"]["samples_ms"]) == r["timing"]["n_samples"],
+              "measured and passed")
+for f in fails:
+    print("FAIL zoo-2:", f)
+print(f"zoo-2: {len(fails)} failures over {sum(len(v) for v in res.values())} results")
+sys.exit(1 if fails else 0)
+PYEOF
+[ $? = 0 ] && ok zoo-2 || bad zoo-2 "see above"
+"$TB" show --db "$db" > "$tmp/show" 2>&1 && grep -qE '^ +1 +(cublaslt|simt)' "$tmp/show" && ok zoo-3 || bad zoo-3 "show did not rank a good variant first: $(cat "$tmp/show")"
+finish

@@ -1,0 +1,97 @@
+/* test_loader.c - harness/loader.c against the zoo's broken libraries (built by the tests):
+ * every refusal names the file and the reason; good libraries load. No GPU needed: nothing
+ * here initialises CUDA. argv[1] = the zoo directory, argv[2] = a good variant .so. */
+#define _GNU_SOURCE
+#include "tb_test.h"
+#include "loader.h"
+#include "tb.h"
+#include <stdio.h>
+
+static char dir[1024];
+static const char *zoo(const char *name)
+{
+    static char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return p;
+}
+
+/* open + walk every index; returns the first refusal's code (msg filled) or TB_OK */
+static int walk(const char *path, int *count, char *msg, size_t len)
+{
+    tb_lib *lib;
+    *count = 0;
+    int rc = tb_lib_open(path, &lib, msg, len);
+    if (rc) return rc;
+    for (uint32_t i = 0;; i++) {
+        const tb_variant *v;
+        rc = tb_lib_variant(lib, i, &v, msg, len);
+        if (rc || !v) break;
+        (*count)++;
+    }
+    tb_lib_free(lib);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) { printf("usage: test_loader ZOO_DIR GOOD.so\n"); return 2; }
+    snprintf(dir, sizeof dir, "%s", argv[1]);
+    char msg[TB_MSG_LEN];
+    int n;
+    TB_CASE("loader-1.1", "a good library loads and its variants are walked") {
+        TB_CHECK(walk(argv[2], &n, msg, sizeof msg) == TB_OK);
+        TB_CHECK(n >= 1);
+    }
+    TB_CASE("loader-2.1", "wrong ABI version is refused, naming file and versions") {
+        TB_CHECK(walk(zoo("zoo_abi_version.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "zoo_abi_version.so");
+        TB_CHECK_STR_CONTAINS(msg, "ABI version 999");
+    }
+    TB_CASE("loader-2.2", "a struct smaller than v1 is refused") {
+        TB_CHECK(walk(zoo("zoo_struct_small.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "struct_size 16");
+    }
+    TB_CASE("loader-2.3", "no entry symbol") {
+        TB_CHECK(walk(zoo("zoo_nosym.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "no entry symbol 'tilebench_variant_query'");
+        TB_CHECK_STR_CONTAINS(msg, "zoo_nosym.so");
+    }
+    TB_CASE("loader-2.4", "a library that fails to load (undefined symbol)") {
+        TB_CHECK(walk(zoo("zoo_undefined.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "cannot load");
+        TB_CHECK_STR_CONTAINS(msg, "undefined symbol");
+    }
+    TB_CASE("loader-2.5", "not a shared object at all") {
+        TB_CHECK(walk(zoo("zoo_notelf.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "zoo_notelf.so");
+    }
+    TB_CASE("loader-2.6", "a missing file") {
+        TB_CHECK(walk(zoo("no_such_variant.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "no such file");
+    }
+    TB_CASE("loader-2.7", "a NULL name is refused") {
+        TB_CHECK(walk(zoo("zoo_null_name.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "no name");
+    }
+    TB_CASE("loader-2.8", "a parametric name that does not match its parameters") {
+        TB_CHECK(walk(zoo("zoo_badname.so"), &n, msg, sizeof msg) == TB_ELOAD);
+        TB_CHECK_STR_CONTAINS(msg, "does not match its parameters");
+    }
+    TB_CASE("loader-3.1", "params become a JSON object in declared order") {
+        tb_param ps[] = { TB_PARAM_INT("tile_m", 128), TB_PARAM_STR("schedule", "pingpong"), TB_PARAM_END };
+        char buf[256];
+        tb_params_json(ps, buf, sizeof buf);
+        TB_CHECK(!strcmp(buf, "{\"tile_m\":128,\"schedule\":\"pingpong\"}"));
+    }
+    TB_CASE("loader-3.2", "generated names follow the fixed field order") {
+        tb_param ps[] = { TB_PARAM_STR("layout", "tn"), TB_PARAM_INT("stages", 4),
+                          TB_PARAM_INT("tile_n", 256), TB_PARAM_INT("tile_m", 128),
+                          TB_PARAM_INT("tile_k", 64), TB_PARAM_INT("cluster_m", 2),
+                          TB_PARAM_STR("schedule", "pingpong"), TB_PARAM_STR("dtype", "bf16"),
+                          TB_PARAM_STR("raster", "m"), TB_PARAM_END };
+        char buf[256];
+        tb_variant_make_name("wgmma", ps, buf, sizeof buf);
+        TB_CHECK(!strcmp(buf, "wgmma_bf16_128x256x64_c2x1_s4_pingpong_rasterm_tn"));
+    }
+    return tb_test_done();
+}

@@ -1,0 +1,78 @@
+/* test_wire.c - harness/wire.c: line framing and record round trips. */
+#define _GNU_SOURCE
+#include "tb_test.h"
+#include "tb.h"
+#include "wire.h"
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(void)
+{
+    char msg[TB_MSG_LEN];
+    TB_CASE("wire-1.1", "lines written are read back whole, in order") {
+        int fds[2];
+        TB_CHECK(pipe(fds) == 0);
+        cJSON *a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "type", "begin");
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddStringToObject(b, "type", "done\nwith newline");
+        TB_CHECK(tb_wire_send(fds[1], a) == TB_OK && tb_wire_send(fds[1], b) == TB_OK);
+        close(fds[1]);
+        tb_linebuf lb = { 0 };
+        while (tb_linebuf_fill(&lb, fds[0]) > 0) {}
+        char *l1 = tb_linebuf_next(&lb), *l2 = tb_linebuf_next(&lb), *l3 = tb_linebuf_next(&lb);
+        TB_CHECK(l1 && l2 && !l3);
+        cJSON *p = cJSON_Parse(l2);
+        TB_CHECK(p && !strcmp(tb_json_str(p, "type", ""), "done\nwith newline"));
+        cJSON_Delete(p); cJSON_Delete(a); cJSON_Delete(b);
+        free(l1); free(l2);
+        tb_linebuf_free(&lb);
+        close(fds[0]);
+    }
+    TB_CASE("wire-2.1", "measurement round trip keeps NaN, samples and status") {
+        tb_measurement m, r;
+        tb_measurement_init(&m);
+        m.status = TB_STATUS_TIMEOUT;
+        m.disposition = TB_DISP_INCORRECT;
+        snprintf(m.reason, sizeof m.reason, "planted, with \"quotes\"");
+        m.n_samples = 3;
+        double s[3] = { 1.5, 2.5, 3.5 };
+        m.samples_ms = s;
+        m.median_ms = 2.5;
+        cJSON *o = tb_wire_measurement_to_json(&m);
+        TB_CHECK(tb_wire_measurement_from_json(o, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.status == TB_STATUS_TIMEOUT && r.disposition == TB_DISP_INCORRECT);
+        TB_CHECK(!strcmp(r.reason, m.reason));
+        TB_CHECK(r.n_samples == 3 && r.samples_ms && r.samples_ms[2] == 3.5);
+        TB_CHECK(r.median_ms == 2.5 && isnan(r.mean_ms) && isnan(r.rel_fro_err));
+        tb_measurement_free_samples(&r);
+        cJSON_Delete(o);
+    }
+    TB_CASE("wire-2.2", "a result claiming samples it lacks is refused") {
+        cJSON *o = cJSON_Parse("{\"status\":\"ok\",\"disposition\":\"passed\",\"n_samples\":5}");
+        tb_measurement r;
+        TB_CHECK(tb_wire_measurement_from_json(o, &r, msg, sizeof msg) == TB_EWORKER);
+        TB_CHECK_STR_CONTAINS(msg, "5 samples");
+        cJSON_Delete(o);
+    }
+    TB_CASE("wire-2.3", "unknown status is refused") {
+        cJSON *o = cJSON_Parse("{\"status\":\"great\",\"disposition\":\"passed\"}");
+        tb_measurement r;
+        TB_CHECK(tb_wire_measurement_from_json(o, &r, msg, sizeof msg) == TB_EWORKER);
+        TB_CHECK_STR_CONTAINS(msg, "great");
+        cJSON_Delete(o);
+    }
+    TB_CASE("wire-3.1", "problem round trip") {
+        tb_gemm g = { 0 }, h;
+        g.m = 5; g.n = 6; g.k = 7; g.batch = 2; g.a_type = TB_DTYPE_BF16; g.acc_type = TB_DTYPE_F32;
+        g.b_layout = TB_LAYOUT_COL; g.lda = 7; g.ldb = 7; g.ldc = 6; g.ldd = 6;
+        g.stride_a = 35; g.stride_d = 30; g.alpha = 0.5; g.beta = -2;
+        cJSON *o = tb_wire_gemm_to_json(&g);
+        TB_CHECK(tb_wire_gemm_from_json(o, &h, msg, sizeof msg) == TB_OK);
+        TB_CHECK(h.m == 5 && h.n == 6 && h.k == 7 && h.batch == 2 && h.b_layout == TB_LAYOUT_COL);
+        TB_CHECK(h.stride_a == 35 && h.stride_d == 30 && h.alpha == 0.5 && h.beta == -2);
+        cJSON_Delete(o);
+    }
+    return tb_test_done();
+}
