@@ -1,0 +1,58 @@
+#!/bin/bash
+# device-check.sh - the one check on the GPU machine. Uses the install prefix built here by
+# scripts/make-prefix.sh (the GPU machine has no -dev headers to build with), records the
+# GPU as found (clocks, power, throttle reasons; nothing is changed), runs the GPU tests
+# (a test that reports skipped while a GPU is present is a failure), dumps SASS facts,
+# runs the default sweep (timed), and prints a compact table last.
+#   scripts/device-check.sh [PREFIX]      (default: prefix/; logs under $OUT or /tmp/tb-check)
+set -u
+cd "$(dirname "$0")/.."
+P=$(cd "${1:-prefix}" 2>/dev/null && pwd) || { echo "device-check: no prefix '${1:-prefix}' (run scripts/make-prefix.sh here first)"; exit 2; }
+out=${OUT:-/tmp/tb-check}; mkdir -p "$out"
+export TB=$P/bin/tilebench TB_ZOO=$P/libexec/tilebench/zoo TB_VARIANTS=$P/lib/tilebench/variants
+export PATH=/opt/torch/.venv/bin:$PATH
+commit=$(cat "$P/COMMIT" 2>/dev/null | tr '\n' ' ')
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1 | head -1)
+echo "== device-check: commit $commit"
+echo "== gpu as found: $gpu"
+nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
+"$TB" doctor 2>&1 | tee "$out/doctor.txt"
+
+# GPU tests
+declare -A res
+for t in gpu_zoo gpu_smoke; do
+    s=$(date +%s)
+    bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?
+    case $rc in 0) r=passed;; 77) r="SKIPPED (a failure here: a GPU is present)";; *) r="FAILED ($rc)";; esac
+    res[$t]="$r in $(( $(date +%s) - s )) s"
+    grep -E "^(FAIL|ok )" "$out/$t.log" | grep FAIL | head -20
+done
+
+# SASS facts of every shipped variant
+{ for so in "$TB_VARIANTS"/*.so; do
+    n=$(basename "$so" .so)
+    s=$(cuobjdump -sass "$so" 2>/dev/null)
+    printf "%-44s HGMMA %4d HMMA %5d UTMALDG %3d LDGSTS %4d LDSM %4d\n" "$n" \
+      "$(grep -c HGMMA <<<"$s")" "$(grep -c 'HMMA' <<<"$s")" "$(grep -c UTMALDG <<<"$s")" \
+      "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
+  done; } > "$out/sass.txt" 2>&1
+
+# the default sweep (README's first command), timed
+s=$(date +%s)
+"$TB" sweep --db "$out/default.db" --no-progress --quiet 2> "$out/default.log"; drc=$?
+dwall=$(( $(date +%s) - s ))
+"$TB" show --db "$out/default.db" > "$out/default-show.txt" 2>&1
+"$TB" export --db "$out/default.db" --format csv --output "$out/default.csv" 2>/dev/null
+gpu_after=$(nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1 | head -1)
+
+echo
+echo "== SASS (instruction counts per library)"; cat "$out/sass.txt"
+echo "== default sweep (square set, all shipped variants): exit $drc, wall $dwall s; gpu after: $gpu_after"
+cat "$out/default-show.txt"
+echo
+echo "== summary: commit $commit | $gpu"
+for t in gpu_zoo gpu_smoke; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
+echo "   default sweep: exit $drc in $dwall s"
+fail=0; for t in gpu_zoo gpu_smoke; do [[ ${res[$t]} == passed* ]] || fail=1; done
+[ $drc = 0 ] || fail=1
+exit $fail

@@ -1,0 +1,31 @@
+#!/bin/bash
+# setup.sh - install what is missing (apt), then configure and build tilebench into build/.
+# On a machine that has everything it goes straight to building. Needs the CUDA toolkit
+# (nvcc) at /usr/local/cuda or on PATH; the NVIDIA driver only to run sweeps.
+#   scripts/setup.sh            (BUILD_DIR=build, JOBS=$(nproc))
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=(cmake make pkg-config gcc g++ libsqlite3-dev libcjson-dev libssl-dev libcurl4-openssl-dev
+      libmicrohttpd-dev python3)
+missing=()
+for p in "${need[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+nvcc=$(command -v nvcc || true)
+[ -n "$nvcc" ] || nvcc=/usr/local/cuda/bin/nvcc
+if [ ! -x "$nvcc" ]; then
+    echo "setup: error: no CUDA toolkit (nvcc not on PATH nor at /usr/local/cuda/bin): install the CUDA toolkit" >&2
+    exit 2
+fi
+build=${BUILD_DIR:-build}
+start=$(date +%s)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
+cmake --build "$build" -j "${JOBS:-$(nproc)}" 2>&1 | grep -E "warning|error|Error" || true
+test -x "$build/bin/tilebench" || { echo "setup: error: build failed (run: cmake --build $build)" >&2; exit 1; }
+echo "setup: built in $(( $(date +%s) - start )) s ($build/)"
