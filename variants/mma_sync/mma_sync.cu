@@ -242,18 +242,18 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
             cp_async_commit();
         }
 
-        int read_stage = 0, write_stage = cfg::STAGES - 1;
+        int stage = 0;      /* read stage kt % STAGES; tile kt+STAGES-1 goes to the one before */
         for (int kt = 0; kt < ktiles; kt++) {
             /* Groups committed so far: STAGES-1+kt. Leaving STAGES-2 pending means tile kt
              * has landed (for this thread); the barrier makes it everyone's, and also says
-             * every warp has finished reading stage write_stage (tile kt-1). */
+             * every warp has finished reading the stage before (tile kt-1). */
             cp_async_wait<cfg::STAGES - 2>();
             __syncthreads();
-            if (kt + cfg::STAGES - 1 < ktiles) load_next(write_stage);
+            if (kt + cfg::STAGES - 1 < ktiles) load_next(stage == 0 ? cfg::STAGES - 1 : stage - 1);
             cp_async_commit();
 
-            const uint32_t a_base = sA + read_stage * cfg::A_STAGE + a_ld;
-            const uint32_t b_base = sB + read_stage * cfg::B_STAGE + b_ld;
+            const uint32_t a_base = sA + stage * cfg::A_STAGE + a_ld;
+            const uint32_t b_base = sB + stage * cfg::B_STAGE + b_ld;
 #pragma unroll
             for (int ks = 0; ks < cfg::BK / 16; ks++) {
                 uint32_t af[cfg::MI][4], bf[cfg::NI][2];
@@ -272,8 +272,7 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
 #pragma unroll
                     for (int j = 0; j < cfg::NI; j++) mma_bf16(acc[i][j], af[i], bf[j]);
             }
-            read_stage = read_stage == cfg::STAGES - 1 ? 0 : read_stage + 1;
-            write_stage = write_stage == cfg::STAGES - 1 ? 0 : write_stage + 1;
+            stage = stage == cfg::STAGES - 1 ? 0 : stage + 1;
         }
         /* Drain (the trailing groups are empty) and let every warp finish with shared
          * memory before the next batch's prologue overwrites it. */
