@@ -214,7 +214,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
     cJSON_Delete(job);
     tb_proc_close_input(&p);
 
-    int current = -1, finished = 0, killed = 0;
+    int current = -1, finished = 0, killed = 0, ready = 0;
     double per_launch_s = o->timeout_s;
     double deadline = tb_now() + 120.0 + o->timeout_s;   /* CUDA init, allocation */
     char fatal[TB_MSG_LEN] = "";
@@ -240,9 +240,9 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
                          "of --timeout %.1f s and %.0fx the first launch); worker killed",
                          per_launch_s, o->timeout_s, o->watchdog_factor);
                 rc = store_result(sc, current, &m, msg, len);
-            } else {
+            } else if (!ready) {
                 rc = fail_rest(sc, TB_STATUS_ERROR, "worker did not become ready in time", msg, len);
-            }
+            }   /* else it hung between variants: the caller starts a new one */
             break;
         }
         if (r == 0) break;   /* the worker closed its end: done, crashed or exited */
@@ -258,6 +258,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
                     *env_seen = 1;
             }
         } else if (strcmp(type, "ready") == 0) {
+            ready = 1;
             deadline = tb_now() + o->timeout_s;
         } else if (strcmp(type, "begin") == 0) {
             current = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
@@ -306,7 +307,8 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             snprintf(why, sizeof why, "worker %s%s%s", how, last[0] ? ": " : "", last);
             snprintf(m.reason, sizeof m.reason, "%s", why);
             rc = store_result(sc, current, &m, msg, len);
-        } else {
+        } else if (!ready) {
+            /* it never got as far as measuring: whatever stopped it stops every variant */
             snprintf(why, sizeof why, "%s", fatal[0] ? fatal : "worker ended before measuring");
             if (!fatal[0]) {
                 size_t n = strlen(why);
@@ -314,6 +316,8 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             }
             rc = fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
         }
+        /* else it ended between variants (it exits after a variant left its context
+         * unusable): the caller starts a new worker for the rest */
     }
     tb_proc_free(&p);
     return rc;

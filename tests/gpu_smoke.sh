@@ -44,7 +44,7 @@ wait_for "$kdb" 1 3 && kill -KILL $pid; wait $pid 2>/dev/null
 [ "$(status "$kdb" 1)" = running ] && ok smoke-2.1 || bad smoke-2.1 "a SIGKILLed run is not left 'running'"
 "$TB" sweep --db "$kdb" --resume 1 --no-progress --quiet 2>"$tmp/r1"; rc=$?
 [ $rc = 0 ] && [ "$(status "$kdb" 1)" = complete ] && ok smoke-2.2 || bad smoke-2.2 "resume after SIGKILL: rc $rc $(cat "$tmp/r1")"
-nsel=$("$TB" list --filter cublaslt --filter 'simt_*' --filter 'mma_sync*' 2>/dev/null | grep -c '^[a-z]')
+nsel=$("$TB" list --format json --filter cublaslt --filter 'simt_*' --filter 'mma_sync*' 2>/dev/null | $PY -c "import json,sys; print(len(json.load(sys.stdin)))")
 [ "$(count "$kdb" 1)" = $((nsel * 5)) ] && ok smoke-2.3 || bad smoke-2.3 "$(count "$kdb" 1) measurements, want $((nsel * 5))"
 "$TB" "${args[@]}" 2>/dev/null & pid=$!
 wait_for "$kdb" 2 2 && kill -INT $pid; wait $pid; rc=$?

@@ -6,7 +6,7 @@ set -u
 . "$(dirname "$0")/gpu_common.sh"
 db="$tmp/zoo.db"
 "$TB" sweep --variants "$TB_ZOO" --variants "$TB_VARIANTS" \
-    --filter 'zoo_*' --filter cublaslt --filter simt_naive --filter simt_tiled \
+    --filter 'zoo_*' --filter cublaslt --filter 'simt_*' \
     --shapes 256x512x256,320x200x136 --timeout 3 --max-time 0.2 --no-progress --db "$db" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -173,7 +173,6 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
         tn = (bid % width) / rows;
     }
     const int m0 = tm * cfg::BM, n0 = tn * cfg::BN;
-    const int ktiles = (g.k + cfg::BK - 1) / cfg::BK;
 
     /* Loader: this thread copies chunk `lc` of rows lr + i * ROWS_PER_PASS of each tile. */
     const int lr = tid / cfg::CPR, lc = tid % cfg::CPR;
@@ -187,12 +186,16 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
         b_rows_ok |= (n0 + lr + i * cfg::ROWS_PER_PASS < g.n ? 1u : 0u) << i;
 
     /* ldmatrix: lane l addresses row (l % 16) of an A 16x16 block, chunk l / 16; and row
-     * (l % 8) + 8 (l / 16) of a B 16-row block, chunk (l / 8) % 2. Both rows have the same
-     * position in their 128-byte line, hence one XOR term. */
+     * (l % 8) + 8 (l / 16) of a B 16-row block, chunk (l / 8) % 2; these are the offsets
+     * in a stage for k-step 0. Both rows have the same position in their 128-byte line,
+     * hence one XOR term xsw. For k-step ks the chunk is (2 ks + half) ^ xsw, which is
+     * (half ^ xsw) ^ 2 ks: the offset for ks is the one for 0 XOR 32 ks (the row part is a
+     * multiple of BK * 2 bytes, above every chunk bit). */
     const int xsw = ((lane & 7) / cfg::RPL) & cfg::XMASK;
-    const uint32_t a_ld = (uint32_t)((wm * cfg::WTM + (lane & 15)) * cfg::BK * 2);
-    const uint32_t b_ld = (uint32_t)((wn * cfg::WTN + (lane & 7) + ((lane >> 4) << 3)) * cfg::BK * 2);
-    const int a_half = lane >> 4, b_half = (lane >> 3) & 1;
+    const uint32_t a_lm = (uint32_t)((wm * cfg::WTM + (lane & 15)) * cfg::BK * 2 +
+                                     (((lane >> 4) ^ xsw) * 16));
+    const uint32_t b_lm = (uint32_t)((wn * cfg::WTN + (lane & 7) + ((lane >> 4) << 3)) * cfg::BK * 2 +
+                                     ((((lane >> 3) & 1) ^ xsw) * 16));
 
     for (int64_t b = blockIdx.z; b < g.batch; b += gridDim.z) {
         /* The next k-tile to load: this thread's first A and B rows at its chunk, and
@@ -203,10 +206,10 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
         const __nv_bfloat16 *b_src = g.b + b * g.stride_b + (int64_t)(n0 + lr) * g.ldb + lc * 8;
         const int64_t a_pass = (int64_t)cfg::ROWS_PER_PASS * g.lda;
         const int64_t b_pass = (int64_t)cfg::ROWS_PER_PASS * g.ldb;
-        int k_next = lc * 8;
+        int k_load = 0;     /* first k of the next tile to load */
 
         auto load_next = [&](int stage) {
-            const bool k_ok = k_next < g.k;
+            const bool k_ok = k_load + lc * 8 < g.k;
 #pragma unroll
             for (int i = 0; i < cfg::A_PASSES; i++) {
                 const bool ok = k_ok && ((a_rows_ok >> i) & 1u);
@@ -223,7 +226,7 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
             }
             a_src += cfg::BK;
             b_src += cfg::BK;
-            k_next += cfg::BK;
+            k_load += cfg::BK;
         };
 
         float acc[cfg::MI][cfg::NI][4];
@@ -238,35 +241,37 @@ __global__ void __launch_bounds__(cfg::THREADS, cfg::MINB) mma_sync_kernel(const
          * past the last tile keep the group count that wait_group relies on). */
 #pragma unroll
         for (int s = 0; s < cfg::STAGES - 1; s++) {
-            if (s < ktiles) load_next(s);
+            if (k_load < g.k) load_next(s);
             cp_async_commit();
         }
 
-        int stage = 0;      /* read stage kt % STAGES; tile kt+STAGES-1 goes to the one before */
-        for (int kt = 0; kt < ktiles; kt++) {
+        /* Tile kt (the one at k0) is read from stage kt % STAGES; tile kt+STAGES-1 is
+         * loaded into the stage before it. */
+        int stage = 0;
+        for (int k0 = 0; k0 < g.k; k0 += cfg::BK) {
             /* Groups committed so far: STAGES-1+kt. Leaving STAGES-2 pending means tile kt
              * has landed (for this thread); the barrier makes it everyone's, and also says
              * every warp has finished reading the stage before (tile kt-1). */
             cp_async_wait<cfg::STAGES - 2>();
             __syncthreads();
-            if (kt + cfg::STAGES - 1 < ktiles) load_next(stage == 0 ? cfg::STAGES - 1 : stage - 1);
+            if (k_load < g.k) load_next(stage == 0 ? cfg::STAGES - 1 : stage - 1);
             cp_async_commit();
 
-            const uint32_t a_base = sA + stage * cfg::A_STAGE + a_ld;
-            const uint32_t b_base = sB + stage * cfg::B_STAGE + b_ld;
+            const uint32_t a_stage = sA + stage * cfg::A_STAGE;
+            const uint32_t b_stage = sB + stage * cfg::B_STAGE;
 #pragma unroll
             for (int ks = 0; ks < cfg::BK / 16; ks++) {
                 uint32_t af[cfg::MI][4], bf[cfg::NI][2];
-                const uint32_t a_chunk = (uint32_t)(((2 * ks + a_half) ^ xsw) * 16);
-                const uint32_t b_chunk = (uint32_t)(((2 * ks + b_half) ^ xsw) * 16);
+                const uint32_t a_addr = a_stage + (a_lm ^ (uint32_t)(ks * 32));
+                const uint32_t b_addr = b_stage + (b_lm ^ (uint32_t)(ks * 32));
 #pragma unroll
                 for (int i = 0; i < cfg::MI; i++)
                     ldmatrix_x4(af[i][0], af[i][1], af[i][2], af[i][3],
-                                a_base + i * 16 * cfg::BK * 2 + a_chunk);
+                                a_addr + i * 16 * cfg::BK * 2);
 #pragma unroll
                 for (int j = 0; j < cfg::NI; j += 2)
                     ldmatrix_x4(bf[j][0], bf[j][1], bf[j + 1][0], bf[j + 1][1],
-                                b_base + j * 8 * cfg::BK * 2 + b_chunk);
+                                b_addr + j * 8 * cfg::BK * 2);
 #pragma unroll
                 for (int i = 0; i < cfg::MI; i++)
 #pragma unroll
