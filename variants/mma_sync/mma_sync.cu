@@ -60,6 +60,7 @@ struct config {
     static_assert(THREADS % CPR == 0, "loader shape");
     static_assert(BM % ROWS_PER_PASS == 0 && BN % ROWS_PER_PASS == 0, "loader shape");
     static_assert(ROWS_PER_PASS % 8 == 0, "loader passes must keep the swizzle phase");
+    static_assert(A_PASSES <= 32 && B_PASSES <= 32, "row masks are 32 bits");
     static_assert(STAGES >= 2, "the pipeline needs at least 2 stages");
     static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
 };
@@ -316,8 +317,9 @@ int mma_supports(const tb_problem *p, char *why, size_t len)
         return tbv::no(why, len, "lda and ldb must be multiples of 8");
     if (g->batch > 1 && (g->stride_a % 8 != 0 || g->stride_b % 8 != 0))
         return tbv::no(why, len, "batch strides of a and b must be multiples of 8");
-    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX - cfg::BK)
-        return tbv::no(why, len, "m, n and k must fit in 32 bits");
+    /* Kernel indices are 32-bit; 2^30 leaves room for a tile past the end. */
+    if (g->m > (1 << 30) || g->n > (1 << 30) || g->k > (1 << 30))
+        return tbv::no(why, len, "m, n and k must be at most 2^30");
     const int64_t tiles = ((g->m + cfg::BM - 1) / cfg::BM) * ((g->n + cfg::BN - 1) / cfg::BN);
     if (tiles + (int64_t)cfg::GROUP_M * ((g->n + cfg::BN - 1) / cfg::BN) > INT_MAX)
         return tbv::no(why, len, "too many tiles for one grid");
