@@ -5,7 +5,9 @@
  * worker's stream; the whole device is synchronised between samples; samples are taken until
  * the relative standard error of the mean falls under the target (after min_samples), or the
  * time budget or max_samples ends it. Every sample is kept; the median is reported. The SM
- * clock is measured with a %globaltimer/clock64 probe kernel after the samples.
+ * clock is measured with a %globaltimer/clock64 probe kernel after the samples. Each sample
+ * also keeps the host wall time up to the device synchronisation; against the same figure for
+ * a no-op kernel it shows work the events did not see (docs/method.md, hidden-work).
  * Knows nothing of SQLite or of validation.
  */
 #ifndef TB_MEASURE_H
@@ -40,6 +42,11 @@ typedef struct tb_measure_dev {
 
 typedef struct tb_measure_out {
     double *samples_ms;                /* malloc'd, n entries; caller frees */
+    double *wall_ms;                   /* malloc'd, n entries: host time from before the flush
+                                          to after the device synchronisation; caller frees */
+    double  gap_baseline_ms;           /* median(wall - event) of a no-op kernel, same recipe */
+    double  hidden_ms;                 /* median(wall - event) - gap_baseline_ms: work the
+                                          events did not see (another stream?) */
     int     n;
     int     warmup;
     char    stop_reason[64];           /* "rse", "time budget", "max samples" */

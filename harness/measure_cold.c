@@ -55,12 +55,14 @@ done:
     return rc;
 }
 
-/* step: one flushed sample */
+/* step: one flushed sample: *ms from the events, *wall from the host clock */
 static int one_sample(const tb_measure_dev *dev, const tb_measure_opts *o, tb_launch_fn launch,
-                      void *ctx, cudaEvent_t e0, cudaEvent_t e1, double *ms, char *msg, size_t len)
+                      void *ctx, cudaEvent_t e0, cudaEvent_t e1, double *ms, double *wall,
+                      char *msg, size_t len)
 {
     int rc = TB_OK;
     float f = 0;
+    double t0 = now_s();
     if (o->flush_l2) CU((cudaError_t)tbdev_l2_flush(dev->flush_buf, dev->flush_bytes, dev->sink, dev->s));
     CU(cudaEventRecord(e0, dev->s));
     int lrc = launch(ctx, dev->s);
@@ -68,10 +70,32 @@ static int one_sample(const tb_measure_dev *dev, const tb_measure_opts *o, tb_la
     CU(cudaEventRecord(e1, dev->s));
     /* the whole device: work a variant left on another stream finishes before the next */
     CU(cudaDeviceSynchronize());
+    *wall = (now_s() - t0) * 1e3;
     CU(cudaEventElapsedTime(&f, e0, e1));
     *ms = f;
 done:
     return rc;
+}
+
+static int noop_launch(void *ctx, cudaStream_t s)
+{
+    (void)ctx;
+    return tbdev_noop(s);
+}
+
+/* step: the hidden-work baseline: the same recipe around a kernel that does nothing */
+static int gap_baseline(const tb_measure_dev *dev, const tb_measure_opts *o, cudaEvent_t e0,
+                        cudaEvent_t e1, double *base, char *msg, size_t len)
+{
+    double gaps[15];
+    for (int i = 0; i < 15; i++) {
+        double ms = 0, wall = 0;
+        int rc = one_sample(dev, o, noop_launch, NULL, e0, e1, &ms, &wall, msg, len);
+        if (rc) return rc;
+        gaps[i] = wall - ms;
+    }
+    *base = tb_stats_median(gaps, 15);
+    return TB_OK;
 }
 
 /* step: the stopping rule */
@@ -102,18 +126,23 @@ int tb_measure_cold(const tb_measure_dev *dev, const tb_measure_opts *o, tb_laun
     out->warmup = o->warmup;
     int cap = o->max_samples > 0 ? o->max_samples : 1;
     out->samples_ms = malloc(sizeof(double) * (size_t)cap);
-    if (!out->samples_ms) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    out->wall_ms = malloc(sizeof(double) * (size_t)cap);
+    out->hidden_ms = out->gap_baseline_ms = NAN;
+    if (!out->samples_ms || !out->wall_ms) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     CU(cudaEventCreate(&e0));
     CU(cudaEventCreate(&e1));
+    rc = gap_baseline(dev, o, e0, e1, &out->gap_baseline_ms, msg, len);
+    if (rc) goto done;
 
     rc = warm_up(dev, o, launch, ctx, msg, len);
     if (rc) goto done;
 
     double t0 = now_s(), last_hb = t0;
     for (;;) {
-        double ms = 0;
-        rc = one_sample(dev, o, launch, ctx, e0, e1, &ms, msg, len);
+        double ms = 0, wall = 0;
+        rc = one_sample(dev, o, launch, ctx, e0, e1, &ms, &wall, msg, len);
         if (rc) goto done;
+        out->wall_ms[out->n] = wall;
         out->samples_ms[out->n++] = ms;
         double t = now_s();
         if (hb && t - last_hb > 0.25) { hb(hb_ctx, out->n); last_hb = t; }
@@ -122,6 +151,14 @@ int tb_measure_cold(const tb_measure_dev *dev, const tb_measure_opts *o, tb_laun
     }
     out->wall_s = now_s() - t0;
     out->clock_mhz = tb_measure_clock_mhz(dev);
+    {
+        double *gap = malloc(sizeof(double) * (size_t)out->n);
+        if (gap) {
+            for (int i = 0; i < out->n; i++) gap[i] = out->wall_ms[i] - out->samples_ms[i];
+            out->hidden_ms = tb_stats_median(gap, out->n) - out->gap_baseline_ms;
+            free(gap);
+        }
+    }
 done:
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);

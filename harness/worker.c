@@ -221,6 +221,7 @@ typedef struct worker {
     tb_init_dist dist;
     uint64_t seed;
     int trials;
+    int validate_only;   /* one trial, no timing: the --sanitize pass */
 } worker;
 
 static double gemm_flops(const tb_gemm *g)
@@ -236,10 +237,120 @@ static int cuda_crash(tb_measurement *m, const char *what, const char *err)
     return !context_ok();
 }
 
-/* One variant, start to end. Returns 1 if the context is lost and the worker must exit. */
-static int run_variant(worker *w, job_variant *jv, tb_measurement *m)
+/* A persisting-L2 carve-out survives the flush: find one (device limit or an access-policy
+ * window on our stream), describe it, and undo it. Returns 1 when one was found. */
+static int persisting_l2_found(cudaStream_t s, char *why, size_t n)
+{
+    size_t lim = 0;
+    cudaStreamAttrValue v;
+    memset(&v, 0, sizeof v);
+    cudaDeviceGetLimit(&lim, cudaLimitPersistingL2CacheSize);
+    cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v);
+    size_t win = v.accessPolicyWindow.num_bytes;
+    cudaGetLastError();
+    if (lim == 0 && win == 0) return 0;
+    snprintf(why, n, "a persisting-L2 carve-out was set (limit %zu bytes, access-policy window "
+             "%zu bytes on the harness's stream); it survives the L2 flush", lim, win);
+    memset(&v, 0, sizeof v);
+    cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v);
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    cudaCtxResetPersistingL2Cache();
+    cudaGetLastError();
+    return 1;
+}
+
+static uint64_t hidden_seed(void)
+{
+    uint64_t x = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        if (read(fd, &x, sizeof x) != (ssize_t)sizeof x) x = 0;
+        close(fd);
+    }
+    if (!x) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    }
+    return x & ((1ull << 52) - 1);   /* exact in a JSON number */
+}
+
+/* The hidden-work rule: work the events did not see shows as device-synchronised wall time
+ * beyond the events. Flagged when the median excess over the no-op baseline passes
+ * max(TB_HIDDEN_MIN_MS, TB_HIDDEN_FRAC x the median event time) (docs/method.md). */
+#define TB_HIDDEN_MIN_MS 0.015
+#define TB_HIDDEN_FRAC 0.25
+
+/* One validated launch: prepared inputs, the launch, a device sync, the check. Returns
+ * 0 ok (vr filled), 1 failed (m filled), 2 context lost (m filled). */
+static int validated_launch(worker *w, launch_ctx *lc, tb_measurement *m, int trial,
+                            tb_val_result *vr, double *launch_ms)
 {
     char msg[TB_MSG_LEN];
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    cudaEventRecord(e0, w->s);
+    int lrc = do_launch(lc, w->s);
+    cudaEventRecord(e1, w->s);
+    if (lrc) {
+        m->status = TB_STATUS_CRASHED;
+        snprintf(m->reason, sizeof m->reason, "launch returned %d (trial %d)", lrc, trial + 1);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        return context_ok() ? 1 : 2;
+    }
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        return cuda_crash(m, "kernel failed", cudaGetErrorString(e)) ? 2 : 1;
+    }
+    float f = 0;
+    cudaEventElapsedTime(&f, e0, e1);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    *launch_ms = f;
+    if (tb_validate_check(&w->g, &w->vb, w->dist, w->s, vr, msg, sizeof msg) != TB_OK)
+        return cuda_crash(m, "validation failed to run", msg) ? 2 : 1;
+    return 0;
+}
+
+/* Fold one trial's verdict into the measurement; returns 1 if it failed. */
+static int record_trial(tb_measurement *m, const tb_val_result *vr, int trial, int after_timing)
+{
+    m->trials = trial + 1;
+    m->atol = vr->atol;
+    m->rtol = vr->rtol;
+    if (isnan(m->max_abs_err) || !vr->passed || vr->max_abs_err > m->max_abs_err) {
+        m->max_abs_err = vr->max_abs_err;
+        m->rel_fro_err = vr->rel_fro_err;
+        m->n_bad = (int64_t)vr->n_bad;
+        m->n_nonfinite = (int64_t)vr->n_nonfinite;
+    }
+    if (vr->passed) return 0;
+    m->disposition = TB_DISP_INCORRECT;
+    snprintf(m->rule, sizeof m->rule, "%s%s", after_timing ? "after-timing/" : "", vr->rule);
+    snprintf(m->reason, sizeof m->reason, "trial %d%s: %s", trial + 1,
+             after_timing ? " (after timing, new inputs at the same pointers)" : "", vr->reason);
+    return 1;
+}
+
+static void flag(tb_measurement *m, const char *rule, const char *why)
+{
+    m->disposition = TB_DISP_INCORRECT;
+    snprintf(m->rule, sizeof m->rule, "%s", rule);
+    snprintf(m->reason, sizeof m->reason, "%s", why);
+}
+
+/* One variant, start to end: supports, setup, trials before timing (the first is also the
+ * watchdog's estimate, the second uses a seed nobody could know in advance), timing, one
+ * trial after timing on new inputs at the same pointers, teardown. Returns 1 if the context
+ * is lost and the worker must exit. */
+static int run_variant(worker *w, job_variant *jv, tb_measurement *m)
+{
+    char msg[TB_MSG_LEN], why[TB_TEXT_LEN];
     const tb_variant *v = jv->v;
     launch_ctx lc;
     memset(&lc, 0, sizeof lc);
@@ -252,15 +363,20 @@ static int run_variant(worker *w, job_variant *jv, tb_measurement *m)
     lc.io.in[1] = w->vb.b;
     lc.io.in[2] = w->g.beta != 0.0 ? w->vb.c : NULL;
     lc.io.out[0] = w->vb.d;
-    int lost = 0;
+    int lost = 0, r;
     int use_naive = strcmp(v->family, "cublaslt") == 0;   /* not validated against itself */
-    uint64_t vseed = hash_str(v->name, w->seed ^ 0xcbf29ce484222325ull);
+    uint64_t vseed = hash_str(v->name, w->seed ^ 0xcbf29ce484222325ull) & ((1ull << 50) - 1);
+    uint64_t hseed = hidden_seed();
+    uint64_t seeds[3] = { vseed, hseed, vseed + 7919 };
+    double hidden_ms = NAN, gap_base = NAN, launch_ms = 0;
+    tb_val_result vr;
+    int ntr = w->trials < 2 ? 2 : w->trials;   /* the last one always runs after timing */
 
     if (v->supports) {
-        char why[256] = "";
-        if (!v->supports(&lc.prob, why, sizeof why)) {
+        char sw[256] = "";
+        if (!v->supports(&lc.prob, sw, sizeof sw)) {
             m->status = TB_STATUS_UNSUPPORTED;
-            snprintf(m->reason, sizeof m->reason, "%s", why[0] ? why : "not supported");
+            snprintf(m->reason, sizeof m->reason, "%s", sw[0] ? sw : "not supported");
             return 0;
         }
     }
@@ -269,6 +385,7 @@ static int run_variant(worker *w, job_variant *jv, tb_measurement *m)
         if (v->setup(&lc.prob, (tb_stream)w->s, &lc.state, sm, sizeof sm) != 0) {
             m->status = TB_STATUS_ERROR;
             snprintf(m->reason, sizeof m->reason, "setup failed: %s", sm[0] ? sm : "(no message)");
+            lc.state = NULL;
             return !context_ok();
         }
     }
@@ -283,113 +400,120 @@ static int run_variant(worker *w, job_variant *jv, tb_measurement *m)
             snprintf(m->reason, sizeof m->reason, "cannot allocate %zu workspace bytes: %s",
                      lc.ws_bytes, cudaGetErrorString(e));
             cudaGetLastError();
+            lc.ws = NULL;
             goto out;
         }
     }
+    if (persisting_l2_found(w->s, why, sizeof why)) {
+        flag(m, "persisting-l2", why);
+        goto out;
+    }
 
-    /* trial 1: the first launch is both the estimate and the first validation */
-    tb_val_result vr;
-    int trial = 0;
-    double first_ms = NAN;
-    for (trial = 0; trial < w->trials; trial++) {
-        int rc = tb_validate_prepare(w->ref, &w->g, &w->vb, vseed + (uint64_t)trial * 7919,
-                                     w->dist, use_naive, w->s, msg, sizeof msg);
-        if (rc) {
+    /* trials before timing */
+    for (int t = 0; t < ntr - 1; t++) {
+        uint64_t seed = t < 2 ? seeds[t] : vseed + 104729ull * (uint64_t)t;
+        if (tb_validate_prepare(w->ref, &w->g, &w->vb, seed, w->dist, use_naive, t == 0, w->s,
+                                msg, sizeof msg)) {
             m->status = TB_STATUS_ERROR;
             snprintf(m->reason, sizeof m->reason, "%s", msg);
             lost = !context_ok();
             goto out;
         }
-        cudaEvent_t e0, e1;
-        cudaEventCreate(&e0);
-        cudaEventCreate(&e1);
-        cudaEventRecord(e0, w->s);
-        int lrc = do_launch(&lc, w->s);
-        cudaEventRecord(e1, w->s);
-        if (lrc) {
-            m->status = TB_STATUS_CRASHED;
-            snprintf(m->reason, sizeof m->reason, "launch returned %d", lrc);
-            cudaEventDestroy(e0);
-            cudaEventDestroy(e1);
-            lost = !context_ok();
-            goto out;
-        }
-        cudaError_t e = cudaDeviceSynchronize();
-        if (e == cudaSuccess) e = cudaGetLastError();
-        if (e != cudaSuccess) {
-            lost = cuda_crash(m, "kernel failed", cudaGetErrorString(e));
-            goto out;
-        }
-        float f = 0;
-        cudaEventElapsedTime(&f, e0, e1);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        if (trial == 0) {
-            first_ms = f;
-            m->first_launch_ms = f;
+        r = validated_launch(w, &lc, m, t, &vr, &launch_ms);
+        if (r) { lost = r == 2; goto out; }
+        if (t == 0) {
+            m->first_launch_ms = launch_ms;
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "type", "estimate");
-            cJSON_AddNumberToObject(o, "first_launch_ms", f);
+            cJSON_AddNumberToObject(o, "first_launch_ms", launch_ms);
             send_obj(o);
+        } else {
+            heartbeat(NULL, 0);
         }
-        rc = tb_validate_check(&w->g, &w->vb, w->dist, w->s, &vr, msg, sizeof msg);
+        if (record_trial(m, &vr, t, 0)) goto out;   /* invalid: never timed, never ranked */
+        if (w->validate_only) { m->disposition = TB_DISP_PASSED; goto out; }
+        if (persisting_l2_found(w->s, why, sizeof why)) { flag(m, "persisting-l2", why); goto out; }
+    }
+
+    /* timing, on the last trial's inputs */
+    {
+        tb_measure_out mo;
+        heartbeat(NULL, 0);
+        int rc = tb_measure_cold(&w->md, &w->mo, do_launch, &lc, heartbeat, NULL, &mo, msg,
+                                 sizeof msg);
         if (rc) {
-            lost = cuda_crash(m, "validation failed to run", msg);
+            free(mo.samples_ms);
+            free(mo.wall_ms);
+            if (rc == TB_EWORKER) {
+                m->status = TB_STATUS_CRASHED;
+                snprintf(m->reason, sizeof m->reason, "%s", msg);
+                lost = !context_ok();
+            } else {
+                lost = cuda_crash(m, "failed while timing", msg);
+            }
             goto out;
         }
-        m->trials = trial + 1;
-        m->atol = vr.atol;
-        m->rtol = vr.rtol;
-        if (trial == 0 || !vr.passed || vr.max_abs_err > m->max_abs_err || isnan(m->max_abs_err)) {
-            m->max_abs_err = vr.max_abs_err;
-            m->rel_fro_err = vr.rel_fro_err;
-            m->n_bad = (int64_t)vr.n_bad;
-            m->n_nonfinite = (int64_t)vr.n_nonfinite;
-        }
-        if (!vr.passed) {
-            m->disposition = TB_DISP_INCORRECT;
-            snprintf(m->rule, sizeof m->rule, "%s", vr.rule);
-            snprintf(m->reason, sizeof m->reason, "trial %d%s: %s", trial + 1,
-                     trial ? " (after timing)" : "", vr.reason);
-            goto out;   /* an invalid variant is never ranked: no (more) timing */
-        }
-        if (trial == 0) {
-            /* time it on trial 0's inputs */
-            tb_measure_out mo;
-            heartbeat(NULL, 0);
-            rc = tb_measure_cold(&w->md, &w->mo, do_launch, &lc, heartbeat, NULL, &mo, msg,
-                                 sizeof msg);
-            if (rc) {
-                free(mo.samples_ms);
-                if (rc == TB_EWORKER) {
-                    m->status = TB_STATUS_CRASHED;
-                    snprintf(m->reason, sizeof m->reason, "%s", msg);
-                    lost = !context_ok();
-                } else {
-                    lost = cuda_crash(m, "failed while timing", msg);
-                }
-                goto out;
-            }
-            tb_stats st;
-            tb_stats_summarise(mo.samples_ms, mo.n, &st);
-            snprintf(m->method, sizeof m->method, "cold_events");
-            snprintf(m->stop_reason, sizeof m->stop_reason, "%s", mo.stop_reason);
-            m->n_samples = mo.n;
-            m->warmup = mo.warmup;
-            m->median_ms = st.median;
-            m->mean_ms = st.mean;
-            m->stdev_ms = st.stdev;
-            m->min_ms = st.min;
-            m->max_ms = st.max;
-            m->rse = st.rse;
-            m->tflops = gemm_flops(&w->g) / (st.median * 1e-3) / 1e12;
-            m->clock_mhz = mo.clock_mhz;
-            m->samples_ms = mo.samples_ms;
-        }
+        tb_stats st;
+        tb_stats_summarise(mo.samples_ms, mo.n, &st);
+        snprintf(m->method, sizeof m->method, "cold_events");
+        snprintf(m->stop_reason, sizeof m->stop_reason, "%s", mo.stop_reason);
+        m->n_samples = mo.n;
+        m->warmup = mo.warmup;
+        m->median_ms = st.median;
+        m->mean_ms = st.mean;
+        m->stdev_ms = st.stdev;
+        m->min_ms = st.min;
+        m->max_ms = st.max;
+        m->rse = st.rse;
+        m->tflops = gemm_flops(&w->g) / (st.median * 1e-3) / 1e12;
+        m->clock_mhz = mo.clock_mhz;
+        m->samples_ms = mo.samples_ms;
+        free(mo.wall_ms);
+        hidden_ms = mo.hidden_ms;
+        gap_base = mo.gap_baseline_ms;
     }
-    if (m->disposition != TB_DISP_INCORRECT) m->disposition = TB_DISP_PASSED;
-    (void)first_ms;
+    if (persisting_l2_found(w->s, why, sizeof why)) { flag(m, "persisting-l2", why); goto out; }
+    {
+        unsigned long long sums[3];
+        if (tb_validate_checksums(&w->vb, w->s, sums, msg, sizeof msg) == TB_OK)
+            for (int k = 0; k < 3; k++)
+                if (sums[k] != w->vb.sum_in[k]) {
+                    snprintf(why, sizeof why, "an input (%s) changed during the timed launches",
+                             k == 0 ? "A" : k == 1 ? "B" : "C");
+                    flag(m, "inputs", why);
+                    goto out;
+                }
+    }
+    if (!isnan(hidden_ms) && hidden_ms > TB_HIDDEN_MIN_MS &&
+        hidden_ms > TB_HIDDEN_FRAC * m->median_ms) {
+        snprintf(why, sizeof why, "hidden work: the device-synchronised wall time exceeds the "
+                 "event time by %.3f ms per launch (baseline removed) against an event median of "
+                 "%.4f ms: work ran outside the timed stream", hidden_ms, m->median_ms);
+        flag(m, "hidden-work", why);
+        goto out;
+    }
+
+    /* the trial after timing: new inputs at the same pointers, D poisoned again */
+    if (tb_validate_prepare(w->ref, &w->g, &w->vb, seeds[2], w->dist, use_naive, 0, w->s,
+                            msg, sizeof msg)) {
+        m->status = TB_STATUS_ERROR;
+        snprintf(m->reason, sizeof m->reason, "%s", msg);
+        lost = !context_ok();
+        goto out;
+    }
+    r = validated_launch(w, &lc, m, ntr - 1, &vr, &launch_ms);
+    if (r) { lost = r == 2; goto out; }
+    if (record_trial(m, &vr, ntr - 1, 1)) goto out;
+    m->disposition = TB_DISP_PASSED;
 out:
+    snprintf(m->extra_json, sizeof m->extra_json,
+             "{\"seeds\":[%llu,%llu,%llu],\"hidden_seed\":%llu,\"hidden_work_ms\":%.6g,"
+             "\"gap_baseline_ms\":%.6g,\"reference\":\"%s\"}",
+             (unsigned long long)seeds[0], (unsigned long long)seeds[1],
+             (unsigned long long)seeds[2], (unsigned long long)hseed,
+             isnan(hidden_ms) ? -1.0 : hidden_ms, isnan(gap_base) ? -1.0 : gap_base,
+             use_naive ? "naive-fp64" : "cublaslt-fp32");
+    if (!lost) persisting_l2_found(w->s, why, sizeof why);   /* leave nothing for the next */
     if (v->teardown && lc.state && !lost) v->teardown(lc.state);
     if (lc.ws && !lost) cudaFree(lc.ws);
     return lost;
@@ -403,20 +527,30 @@ static int alloc_bufs(worker *w, char *msg, size_t len)
     b->nb = extent(g->b_layout, g->k, g->n, g->ldb, g->batch, g->stride_b);
     b->nc = g->beta != 0.0 ? extent(g->c_layout, g->m, g->n, g->ldc, g->batch, g->stride_c) : 0;
     b->nd = extent(g->d_layout, g->m, g->n, g->ldd, g->batch, g->stride_d);
+    /* guard bands: at least two of D's rows (or columns) and 64 Ki elements on each side */
+    size_t span = (size_t)(g->d_layout == TB_LAYOUT_ROW ? g->ldd : g->ldd) * 2;
+    b->guard = span > 65536 ? span : 65536;
+    size_t nref = (size_t)(g->m * g->n * g->batch);
+    double mnk = (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
     struct { void **p; size_t bytes; const char *what; } a[] = {
-        { &b->a, b->na * 2, "A" }, { &b->b, b->nb * 2, "B" }, { (void **)&b->c, b->nc * 2, "C" },
-        { &b->d, b->nd * 2, "D" },
-        { (void **)&b->d_ref, (size_t)(g->m * g->n * g->batch) * 4, "D_ref" },
+        { &b->a, (b->na * 2 + 7) / 8 * 8, "A" }, { &b->b, (b->nb * 2 + 7) / 8 * 8, "B" },
+        { (void **)&b->c, b->nc ? (b->nc * 2 + 7) / 8 * 8 : 0, "C" },
+        { &b->d_base, (b->nd + 2 * b->guard) * 2, "D and its guard bands" },
+        { (void **)&b->d_ref, nref * 4, "D_ref" },
+        { (void **)&b->d_ref2, mnk <= TB_CROSSCHECK_MAX_MNK ? nref * 4 : 0, "the second D_ref" },
         { (void **)&b->cmp_dev, sizeof(tb_cmp_result), "comparison result" },
+        { (void **)&b->scratch, 4 * sizeof(unsigned long long), "scratch" },
     };
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
         *a[i].p = NULL;
         if (!a[i].bytes) continue;
         cudaError_t e = cudaMalloc(a[i].p, a[i].bytes);
+        if (e == cudaSuccess) e = cudaMemset(*a[i].p, 0, a[i].bytes);
         if (e != cudaSuccess)
             return tb_fail(msg, len, TB_ECUDA, "cannot allocate %s (%zu bytes): %s", a[i].what,
                            a[i].bytes, cudaGetErrorString(e));
     }
+    b->d = (uint16_t *)b->d_base + b->guard;
     int l2 = 0;
     cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, w->device);
     size_t fb = (size_t)l2 * 2;
@@ -443,7 +577,8 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
     if (rc) { cJSON_Delete(j); return rc; }
     w->device = (int)tb_json_num(j, "device", 0);
     w->seed = (uint64_t)tb_json_num(j, "seed", 1);
-    w->trials = (int)tb_json_num(j, "trials", 2);
+    w->trials = (int)tb_json_num(j, "trials", 3);
+    w->validate_only = (int)tb_json_num(j, "validate_only", 0);
     if (w->trials < 1) w->trials = 1;
     w->dist = strcmp(tb_json_str(j, "init", "uniform"), "normal") == 0 ? TB_INIT_NORMAL
                                                                         : TB_INIT_UNIFORM;

@@ -134,6 +134,48 @@ __global__ void clock_probe_kernel(unsigned long long *out, unsigned spin_ns)
     if (threadIdx.x == 0) { out[0] = c1 - c0; out[1] = t1 - t0; }
 }
 
+__global__ void count_ne_kernel(const uint16_t *buf, size_t n, uint16_t bits,
+                                unsigned long long *count)
+{
+    unsigned long long c = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        c += buf[i] != bits;
+    if (c) atomicAdd(count, c);
+}
+
+__global__ void checksum_kernel(const unsigned long long *buf, size_t n, unsigned long long *sum)
+{
+    unsigned long long acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        acc += mix64(buf[i] ^ (i * 0x9E3779B97F4A7C15ull));   /* position-dependent */
+    if (acc) atomicAdd(sum, acc);
+}
+
+__global__ void compare_f32_kernel(const float *x, const float *ref, size_t count, double atol,
+                                   double rtol, tb_cmp_result *out)
+{
+    unsigned long long bad = 0, nf = 0, first = ~0ull;
+    double mx = 0, se = 0, sr = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        double a = x[i], r = ref[i];
+        sr += r * r;
+        if (!isfinite(a)) { nf++; bad++; if (i < first) first = i; continue; }
+        double e = fabs(a - r);
+        se += e * e;
+        if (e > mx) mx = e;
+        if (!(e <= atol + rtol * fabs(r))) { bad++; if (i < first) first = i; }
+    }
+    if (bad) { atomicAdd(&out->n_bad, bad); atomicAdd(&out->n_nonfinite, nf); atomicMin(&out->first_bad, first); }
+    atomicAdd(&out->sum_sq_err, se);
+    atomicAdd(&out->sum_sq_ref, sr);
+    atomicMax((unsigned long long *)&out->max_abs_err, (unsigned long long)__double_as_longlong(mx));
+}
+
+__global__ void noop_kernel() {}
+
 unsigned grid_for(size_t n, unsigned block)
 {
     size_t g = (n + block - 1) / block;
@@ -187,5 +229,39 @@ extern "C" int tbdev_compare_bf16_f32(const void *d, const float *ref, int64_t m
 extern "C" int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s)
 {
     clock_probe_kernel<<<1, 32, 0, s>>>(out_dev, spin_ns);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_count_ne_u16(const void *buf, size_t n, uint16_t bits,
+                                  unsigned long long *count_dev, cudaStream_t s)
+{
+    cudaMemsetAsync(count_dev, 0, sizeof *count_dev, s);
+    count_ne_kernel<<<grid_for(n, 256) > 1024 ? 1024 : grid_for(n, 256), 256, 0, s>>>(
+        (const uint16_t *)buf, n, bits, count_dev);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_checksum(const void *buf, size_t bytes, unsigned long long *sum_dev,
+                              cudaStream_t s)
+{
+    size_t n = bytes / 8;
+    cudaMemsetAsync(sum_dev, 0, sizeof *sum_dev, s);
+    checksum_kernel<<<grid_for(n, 256) > 2048 ? 2048 : grid_for(n, 256), 256, 0, s>>>(
+        (const unsigned long long *)buf, n, sum_dev);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_compare_f32_f32(const float *x, const float *ref, size_t count, double atol,
+                                     double rtol, tb_cmp_result *out_dev, cudaStream_t s)
+{
+    init_cmp_kernel<<<1, 1, 0, s>>>(out_dev);
+    unsigned g = grid_for(count, 256);
+    compare_f32_kernel<<<g > 2048 ? 2048 : g, 256, 0, s>>>(x, ref, count, atol, rtol, out_dev);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_noop(cudaStream_t s)
+{
+    noop_kernel<<<1, 32, 0, s>>>();
     return (int)cudaGetLastError();
 }

@@ -55,6 +55,23 @@ int tbdev_compare_bf16_f32(const void *d, const float *ref, int64_t m, int64_t n
                            int ref_col, int64_t ld_ref, int64_t stride_ref,
                            double atol, double rtol, tb_cmp_result *out_dev, cudaStream_t s);
 
+/* Count the 16-bit elements of buf[0..n) that differ from bits into *count_dev (device
+ * memory, zeroed by this call): the guard bands around D are checked this way. */
+int tbdev_count_ne_u16(const void *buf, size_t n, uint16_t bits, unsigned long long *count_dev,
+                       cudaStream_t s);
+
+/* An order-dependent 64-bit checksum of bytes (a multiple of 8) at buf into *sum_dev (device
+ * memory, zeroed by this call): inputs are checksummed before and after a launch. */
+int tbdev_checksum(const void *buf, size_t bytes, unsigned long long *sum_dev, cudaStream_t s);
+
+/* Compare two FP32 matrices of count elements (the two references against each other):
+ * out as for tbdev_compare_bf16_f32, over flat arrays. */
+int tbdev_compare_f32_f32(const float *x, const float *ref, size_t count, double atol, double rtol,
+                          tb_cmp_result *out_dev, cudaStream_t s);
+
+/* A kernel that does nothing: the baseline of the hidden-work check. */
+int tbdev_noop(cudaStream_t s);
+
 /* SM clock probe: one block spins for about spin_ns of %globaltimer and writes
  * {clock64 delta, globaltimer delta in ns} to out_dev[0..1]. MHz = cycles * 1000 / ns. */
 int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s);
