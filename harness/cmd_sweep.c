@@ -43,17 +43,23 @@ static void help(void)
 "problem:\n"
 "  --alpha X --beta Y  scalars (default 1, 0); beta != 0 reads C\n"
 "  --init DIST         input distribution: uniform (default, [-1,1)) or normal\n"
-"  --seed N            base seed of the inputs (default 20261123)\n"
+"  --seed N            base seed of the inputs (default 20261123); every validation also\n"
+"                      runs one trial on a seed drawn at run time (stored afterwards)\n"
+"  --layout L          tn (default), nn, nt or tt: A then B in BLAS letters (t = A\n"
+"                      row-major / B row-major, n = column-major); C and D row-major\n"
+"  --pad N             add N elements to every leading dimension (default 0)\n"
 "measurement:\n"
 "  --max-time S        timing budget per measurement in seconds (default 1.0)\n"
 "  --target-rse X      stop when the relative standard error <= X (default 0.005)\n"
 "  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
 "  --warmup N          launches before sampling (default 3)\n"
-"  --trials N          validation trials, the last after timing (default 2)\n"
+"  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
 "  --watchdog-factor F (default 50)\n"
 "  --device N          CUDA device index (default 0)\n"
+"  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
+"                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
 "storage and output:\n"
 "  --db FILE           database (default " TB_DEFAULT_DB ")\n"
 "  --resume RUN        finish run RUN (a killed or interrupted sweep) with its own options\n"
@@ -67,7 +73,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_DEVICE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_DEVICE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[64], *inc[64], *exc[64], *shp[64];
@@ -184,6 +190,9 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "alpha", s->alpha);
     cJSON_AddNumberToObject(o, "beta", s->beta);
     cJSON_AddNumberToObject(o, "device", s->device);
+    cJSON_AddStringToObject(o, "layout", s->layout);
+    cJSON_AddStringToObject(o, "sanitize", s->sanitize);
+    cJSON_AddNumberToObject(o, "pad", s->pad);
     char *r = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return r;
@@ -219,6 +228,9 @@ static int options_from_json(const char *js, sweep_cli *c)
     s->alpha = tb_json_num(o, "alpha", s->alpha);
     s->beta = tb_json_num(o, "beta", s->beta);
     s->device = (int)tb_json_num(o, "device", s->device);
+    snprintf(s->layout, sizeof s->layout, "%s", tb_json_str(o, "layout", s->layout));
+    s->pad = (int)tb_json_num(o, "pad", s->pad);
+    snprintf(s->sanitize, sizeof s->sanitize, "%s", tb_json_str(o, "sanitize", ""));
     cJSON_Delete(o);
     return 0;
 }
@@ -236,7 +248,9 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "warmup", required_argument, 0, O_WARMUP }, { "trials", required_argument, 0, O_TRIALS },
         { "seed", required_argument, 0, O_SEED }, { "init", required_argument, 0, O_INIT },
         { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
-        { "device", required_argument, 0, O_DEVICE }, { "quiet", no_argument, 0, O_QUIET },
+        { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
+        { "device", required_argument, 0, O_DEVICE },
+        { "sanitize", optional_argument, 0, O_SANITIZE }, { "quiet", no_argument, 0, O_QUIET },
         { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
         { 0, 0, 0, 0 } };
     int ch;
@@ -261,7 +275,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         case O_MINS: if (tb_cli_int("--min-samples", optarg, 1, 1000000, &ll)) return 2; c->o.min_samples = (int)ll; break;
         case O_MAXS: if (tb_cli_int("--max-samples", optarg, 1, 1000000, &ll)) return 2; c->o.max_samples = (int)ll; break;
         case O_WARMUP: if (tb_cli_int("--warmup", optarg, 0, 100000, &ll)) return 2; c->o.warmup = (int)ll; break;
-        case O_TRIALS: if (tb_cli_int("--trials", optarg, 1, 100, &ll)) return 2; c->o.trials = (int)ll; break;
+        case O_TRIALS: if (tb_cli_int("--trials", optarg, 2, 100, &ll)) return 2; c->o.trials = (int)ll; break;
         case O_SEED: if (tb_cli_int("--seed", optarg, 0, (1ll << 52) - 1, &ll)) return 2; c->o.seed = (uint64_t)ll; break;
         case O_INIT:
             if (strcmp(optarg, "uniform") && strcmp(optarg, "normal"))
@@ -270,7 +284,18 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             break;
         case O_ALPHA: if (tb_cli_double("--alpha", optarg, -1e6, 1e6, &d)) return 2; c->o.alpha = d; break;
         case O_BETA: if (tb_cli_double("--beta", optarg, -1e6, 1e6, &d)) return 2; c->o.beta = d; break;
+        case O_LAYOUT:
+            if (strcmp(optarg, "tn") && strcmp(optarg, "nn") && strcmp(optarg, "nt") && strcmp(optarg, "tt"))
+                return tb_cli_error("invalid value '%s' for --layout (tn, nn, nt, tt)", optarg);
+            snprintf(c->o.layout, sizeof c->o.layout, "%s", optarg);
+            break;
+        case O_PAD: if (tb_cli_int("--pad", optarg, 0, 1 << 20, &ll)) return 2; c->o.pad = (int)ll; break;
         case O_DEVICE: if (tb_cli_int("--device", optarg, 0, 63, &ll)) return 2; c->o.device = (int)ll; break;
+        case O_SANITIZE:
+            if (optarg && strcmp(optarg, "memcheck") && strcmp(optarg, "racecheck"))
+                return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);
+            snprintf(c->o.sanitize, sizeof c->o.sanitize, "%s", optarg ? optarg : "memcheck");
+            break;
         case O_QUIET: c->quiet = 1; break;
         case O_NOPROG: c->progress = 0; break;
         case O_HELP: case 'h': help(); return -1;
@@ -343,6 +368,30 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     size_t nfiles = 0;
     if ((rc = tb_catalog_expand(c.vp, c.nvp, &files, &nfiles, msg, sizeof msg)))
         return tb_cli_error("%s", msg);
+
+    if (c.o.sanitize[0]) {
+        const char *env = getenv("TILEBENCH_SANITIZER");
+        const char *cands[] = { env, "/usr/local/cuda/bin/compute-sanitizer",
+                                "/usr/local/cuda/compute-sanitizer/compute-sanitizer", NULL };
+        c.o.sanitizer[0] = 0;
+        for (int i = 0; i < 3; i++)
+            if (cands[i] && access(cands[i], X_OK) == 0) {
+                snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cands[i]);
+                break;
+            }
+        if (!c.o.sanitizer[0]) {
+            char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *save = NULL;
+            for (char *d = path ? strtok_r(path, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+                char cand[1024];
+                snprintf(cand, sizeof cand, "%s/compute-sanitizer", d);
+                if (access(cand, X_OK) == 0) { snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cand); break; }
+            }
+            free(path);
+        }
+        if (!c.o.sanitizer[0])
+            return tb_cli_error("--sanitize needs compute-sanitizer (not on PATH nor in "
+                                "/usr/local/cuda/bin; set TILEBENCH_SANITIZER)");
+    }
 
     /* 2. a GPU */
     tb_environment env;

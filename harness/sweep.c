@@ -24,7 +24,8 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     o->min_samples = 10;
     o->max_samples = 1000;
     o->warmup = 3;
-    o->trials = 2;
+    o->trials = 3;
+    snprintf(o->layout, sizeof o->layout, "tn");
     o->flush_l2 = 1;
     o->seed = 20261123;
     snprintf(o->init, sizeof o->init, "uniform");
@@ -39,8 +40,11 @@ void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info
     snprintf(p->op, sizeof p->op, "gemm");
     p->m = s->m; p->n = s->n; p->k = s->k; p->batch = s->batch;
     snprintf(p->dtypes, sizeof p->dtypes, "bf16,bf16,bf16,bf16,f32");
-    snprintf(p->layouts, sizeof p->layouts, "tn");
-    p->lda = s->k; p->ldb = s->k; p->ldc = s->n; p->ldd = s->n;
+    snprintf(p->layouts, sizeof p->layouts, "%s", o->layout);
+    int a_row = o->layout[0] == 't', b_col = o->layout[1] == 'n';
+    p->lda = (a_row ? s->k : s->m) + o->pad;
+    p->ldb = (b_col ? s->k : s->n) + o->pad;
+    p->ldc = p->ldd = s->n + o->pad;
     p->alpha = o->alpha;
     p->beta = o->beta;
     snprintf(p->label, sizeof p->label, "%s", s->label);
@@ -52,12 +56,12 @@ static void problem_gemm(const tb_problem_info *p, tb_gemm *g)
     g->m = p->m; g->n = p->n; g->k = p->k; g->batch = p->batch;
     g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
     g->acc_type = TB_DTYPE_F32;
-    g->a_layout = TB_LAYOUT_ROW;
-    g->b_layout = TB_LAYOUT_COL;
+    g->a_layout = p->layouts[0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+    g->b_layout = p->layouts[1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
     g->c_layout = g->d_layout = TB_LAYOUT_ROW;
     g->lda = p->lda; g->ldb = p->ldb; g->ldc = p->ldc; g->ldd = p->ldd;
-    g->stride_a = p->m * p->lda;
-    g->stride_b = p->n * p->ldb;
+    g->stride_a = (g->a_layout == TB_LAYOUT_ROW ? p->m : p->k) * p->lda;
+    g->stride_b = (g->b_layout == TB_LAYOUT_COL ? p->n : p->k) * p->ldb;
     g->stride_c = p->m * p->ldc;
     g->stride_d = p->m * p->ldd;
     g->alpha = p->alpha;
@@ -159,6 +163,8 @@ static int find_variant(const tb_catalog *cat, const char *name)
 }
 
 typedef struct shape_ctx {
+    char (*san)[256];      /* per variant: the sanitizer's verdict, "" when not run */
+    int *san_bad;
     tb_store *st;
     int64_t run_id, problem_id;
     const tb_catalog *cat;
@@ -168,8 +174,28 @@ typedef struct shape_ctx {
     size_t left, *done, total;
 } shape_ctx;
 
+/* Add the sanitizer's verdict to a measurement: into extra_json, and as the disposition when
+ * it found errors in a variant that otherwise passed. */
+static void merge_sanitize(shape_ctx *sc, int vi, tb_measurement *m)
+{
+    if (!sc->san || !sc->san[vi][0]) return;
+    cJSON *x = cJSON_Parse(m->extra_json[0] ? m->extra_json : "{}");
+    if (!x) x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "sanitize", sc->san[vi]);
+    char *t = cJSON_PrintUnformatted(x);
+    if (t && strlen(t) < sizeof m->extra_json) snprintf(m->extra_json, sizeof m->extra_json, "%s", t);
+    cJSON_free(t);
+    cJSON_Delete(x);
+    if (sc->san_bad[vi] && m->disposition != TB_DISP_INCORRECT) {
+        m->disposition = TB_DISP_INCORRECT;
+        snprintf(m->rule, sizeof m->rule, "sanitize");
+        snprintf(m->reason, sizeof m->reason, "compute-sanitizer: %s", sc->san[vi]);
+    }
+}
+
 static int store_result(shape_ctx *sc, int vi, tb_measurement *m, char *msg, size_t len)
 {
+    merge_sanitize(sc, vi, m);
     m->run_id = sc->run_id;
     m->variant_id = sc->cat->v[vi].id;
     m->problem_id = sc->problem_id;
@@ -323,6 +349,63 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
     return rc;
 }
 
+/* The --sanitize pass of one variant: a worker under compute-sanitizer validates it once
+ * (no timing); the verdict is the tool's error summary. */
+static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_gemm *g,
+                         const tb_catalog *cat, size_t vi, uint64_t seed, char *verdict,
+                         size_t vlen, int *bad)
+{
+    char msg[TB_MSG_LEN];
+    char tool[32];
+    snprintf(tool, sizeof tool, "%s", o->sanitize);
+    char *argv[] = { (char *)o->sanitizer, (char *)"--tool", tool, (char *)"--error-exitcode",
+                     (char *)"86", (char *)"--print-limit", (char *)"20",
+                     (char *)"--target-processes", (char *)"all", (char *)worker,
+                     (char *)"measure", NULL };
+    tb_proc p;
+    *bad = 0;
+    if (tb_proc_start(&p, o->sanitizer, argv, msg, sizeof msg)) {
+        snprintf(verdict, vlen, "%s: not run: %s", tool, msg);
+        return;
+    }
+    int *one = calloc(cat->n, sizeof *one);
+    one[vi] = 1;
+    cJSON *job = job_json(o, g, cat, one, cat->n, seed);
+    free(one);
+    cJSON_AddNumberToObject(job, "validate_only", 1);
+    cJSON_ReplaceItemInObject(job, "trials", cJSON_CreateNumber(2));
+    tb_wire_send(p.in_fd, job);
+    cJSON_Delete(job);
+    tb_proc_close_input(&p);
+    char *line;
+    double deadline = tb_now() + 600.0;
+    int r;
+    while ((r = tb_proc_next(&p, deadline, &tb_sweep_stop, &line)) == 1) free(line);
+    if (r != 0) tb_proc_kill(&p);
+    tb_proc_wait(&p, 30.0);
+    /* "========= ERROR SUMMARY: 3 errors" is the last thing the tool prints */
+    const char *sum = strstr(p.log_tail, "ERROR SUMMARY:");
+    long nerr = sum ? strtol(sum + 14, NULL, 10) : -1;
+    const char *first = strstr(p.log_tail, "========= ");
+    char firstline[160] = "";
+    if (first && nerr > 0) {
+        const char *e = strchr(first, '\n');
+        snprintf(firstline, sizeof firstline, "%.*s", (int)(e ? e - first - 10 : 120), first + 10);
+    }
+    if (r == -1) snprintf(verdict, vlen, "%s: timed out after 600 s", tool);
+    else if (nerr < 0) {
+        char how[96];
+        tb_proc_describe_exit(&p, how, sizeof how);
+        snprintf(verdict, vlen, "%s: no summary (worker %s)", tool, how);
+    } else {
+        snprintf(verdict, vlen, "%s: %ld error%s%s%s", tool, nerr, nerr == 1 ? "" : "s",
+                 firstline[0] ? ": " : "", firstline);
+        *bad = nerr > 0;
+    }
+    wait_context_gone(p.pid, &(tb_sweep_report){ 0 });
+    tb_proc_free(&p);
+}
+
 int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
                  const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                  const tb_sweep_report *rep, char *msg, size_t len)
@@ -331,6 +414,8 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     for (size_t s = 0; s < shapes->n; s++)
         if (!skip || !skip[s]) total += cat->n;
     int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
+    char (*san)[256] = o->sanitize[0] ? calloc(cat->n ? cat->n : 1, sizeof *san) : NULL;
+    int *san_bad = calloc(cat->n ? cat->n : 1, sizeof *san_bad);
     int env_seen = 0, rc = TB_OK;
     for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
         if (skip && skip[s]) continue;
@@ -341,8 +426,14 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
         tb_gemm g;
         problem_gemm(&pi, &g);
         for (size_t i = 0; i < cat->n; i++) todo[i] = 1;
-        shape_ctx sc = { st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n, &done, total };
         uint64_t seed = o->seed * 1000003ull + (uint64_t)s;
+        for (size_t i = 0; san && i < cat->n && !tb_sweep_stop; i++) {
+            if (rep->status) rep->status(rep->ctx, &cat->v[i], &shapes->v[s], done, total);
+            sanitize_one(worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
+        }
+        if (tb_sweep_stop) { rc = TB_EINTR; break; }
+        shape_ctx sc = { san, san_bad, st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n,
+                         &done, total };
         int attempts = 0;
         while (sc.left && rc == TB_OK) {
             size_t before = sc.left;
@@ -352,5 +443,7 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
         }
     }
     free(todo);
+    free(san);
+    free(san_bad);
     return rc;
 }

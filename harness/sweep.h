@@ -24,7 +24,12 @@ typedef struct tb_sweep_opts {
     uint64_t seed;
     char   init[16];          /* uniform | normal */
     double alpha, beta;
+    char   layout[4];         /* "tn" (default), "nn", "nt", "tt": A then B, BLAS letters */
+    int    pad;               /* extra elements on every leading dimension (default 0) */
     int    device;
+    char   sanitize[16];      /* "", "memcheck" or "racecheck": a validation-only pass of each
+                                 variant under compute-sanitizer before it is measured */
+    char   sanitizer[1024];   /* path of compute-sanitizer when sanitize is set */
 } tb_sweep_opts;
 
 void tb_sweep_opts_default(tb_sweep_opts *o);
@@ -45,7 +50,8 @@ extern volatile sig_atomic_t tb_sweep_stop;
 /* Ask a worker for the GPU environment. TB_ENOGPU with the reason when there is none. */
 int tb_sweep_probe_env(const char *worker, int device, tb_environment *env, char *msg, size_t len);
 
-/* Fill a problem description for a shape (default "tn" layout, packed leading dims). */
+/* Fill a problem description for a shape: the layout and padding of o, C and D row-major,
+ * leading dimensions = contiguous extent + pad, batches packed one after another. */
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p);
 
 /* Measure variants x shapes into run_id. skip[i] (may be NULL) marks shapes already
