@@ -18,11 +18,13 @@ echo "== gpu as found: $gpu"
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 "$TB" doctor 2>&1 | tee "$out/doctor.txt"
 
-# GPU tests
+# GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-for t in gpu_zoo gpu_smoke; do
+tests=(gpu_reference gpu_zoo gpu_trust gpu_problems gpu_smoke)
+for t in "${tests[@]}"; do
     s=$(date +%s)
-    bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?
+    if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?
+    else bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?; fi
     case $rc in 0) r=passed;; 77) r="SKIPPED (a failure here: a GPU is present)";; *) r="FAILED ($rc)";; esac
     res[$t]="$r in $(( $(date +%s) - s )) s"
     grep -E "^(FAIL|ok )" "$out/$t.log" | grep FAIL | head -20
@@ -51,8 +53,8 @@ echo "== default sweep (square set, all shipped variants): exit $drc, wall $dwal
 cat "$out/default-show.txt"
 echo
 echo "== summary: commit $commit | $gpu"
-for t in gpu_zoo gpu_smoke; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
+for t in "${tests[@]}"; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
 echo "   default sweep: exit $drc in $dwall s"
-fail=0; for t in gpu_zoo gpu_smoke; do [[ ${res[$t]} == passed* ]] || fail=1; done
+fail=0; for t in "${tests[@]}"; do [[ ${res[$t]} == passed* ]] || fail=1; done
 [ $drc = 0 ] || fail=1
 exit $fail

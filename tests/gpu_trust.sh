@@ -1,0 +1,73 @@
+#!/bin/bash
+# gpu_trust.sh - the cheating and subtly wrong members of the zoo, in one sweep with good
+# variants (beta != 0, K not a multiple of 32): each must be caught by its named rule
+# (tests/zoo/README.md), while cublaslt and the SIMT variants are measured, pass and rank.
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+db="$tmp/trust.db"
+members="zoo_zeros zoo_wrong zoo_skip_last_k zoo_ignore_beta zoo_nan_one zoo_row_unwritten zoo_oob_row zoo_modify_inputs zoo_cache_ptr zoo_first_calls zoo_side_stream zoo_persist_l2"
+filters=(); for m in $members; do filters+=(--filter "$m"); done
+"$TB" sweep --variants "$TB_ZOO" --variants "$TB_VARIANTS" "${filters[@]}" \
+    --filter cublaslt --filter 'simt_*' --shapes 777x1234x552,1000x1000x1000 --beta 0.5 \
+    --max-time 0.2 --timeout 5 --no-progress --db "$db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"; grep -v "^\[" "$tmp/err" | grep -v refused | tail -5
+[ $rc = 0 ] && ok trust-1.1 || bad trust-1.1 "sweep exited $rc"
+"$TB" export --db "$db" --format json > "$tmp/e.json"
+$PY - "$tmp/e.json" <<'PYEOF' && ok trust-2 || bad trust-2 "see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {
+    "zoo_zeros": {"elementwise"}, "zoo_wrong": {"elementwise"}, "zoo_skip_last_k": {"elementwise"},
+    "zoo_ignore_beta": {"elementwise"}, "zoo_nan_one": {"nonfinite"}, "zoo_row_unwritten": {"nonfinite"},
+    "zoo_oob_row": {"guard"}, "zoo_modify_inputs": {"inputs"},
+    # same pointers again: it launches nothing, D keeps the poison (caught before or after timing)
+    "zoo_cache_ptr": {"nonfinite", "elementwise", "after-timing/nonfinite", "after-timing/elementwise"},
+    "zoo_first_calls": {"after-timing/nonfinite", "after-timing/elementwise"},
+    "zoo_side_stream": {"hidden-work"}, "zoo_persist_l2": {"persisting-l2"},
+}
+res = {}
+for r in d["results"]:
+    res.setdefault(r["variant"]["name"], []).append(r)
+fails = []
+for name, rules in want.items():
+    rows = res.get(name, [])
+    if len(rows) != 2: fails.append(f"{name}: {len(rows)} results, want 2"); continue
+    for r in rows:
+        p = r["problem"]
+        if r["status"] != "ok" or r["disposition"] != "incorrect" or r["rule"] not in rules:
+            fails.append(f"{name} {p['m']}x{p['n']}x{p['k']}: got {r['status']}/{r['disposition']} "
+                         f"rule {r['rule']!r} ({r['reason']}), want incorrect by {sorted(rules)}")
+good = [n for n in res if n == "cublaslt" or n.startswith("simt_")]
+if len(good) < 3: fails.append(f"good variants measured: {good}")
+for n in good:
+    for r in res[n]:
+        if r["status"] == "unsupported": continue
+        if r["status"] != "ok" or r["disposition"] != "passed" or not r["tflops"]:
+            fails.append(f"good {n}: {r['status']}/{r['disposition']} {r['rule']} {r['reason']}")
+for f in fails: print("FAIL trust-2:", f)
+print(f"trust-2: {len(fails)} failures")
+sys.exit(1 if fails else 0)
+PYEOF
+grep -qE '^ +1 +(cublaslt|simt)' "$tmp/out" && ok trust-3 || bad trust-3 "a good variant is not ranked first"
+
+# --sanitize: memcheck sees the out-of-bounds row, and nothing in a good variant
+sdb="$tmp/san.db"
+"$TB" sweep --variants "$TB_ZOO" --variants "$TB_VARIANTS" --filter zoo_oob_row --filter 'simt_tiled*' \
+    --shapes 320x200x136 --sanitize --max-time 0.1 --no-progress --quiet --db "$sdb" 2>"$tmp/serr"
+rc=$?
+[ $rc = 0 ] && ok trust-4.1 || bad trust-4.1 "sanitize sweep exited $rc: $(tail -3 "$tmp/serr")"
+"$TB" export --db "$sdb" --format json > "$tmp/s.json"
+$PY - "$tmp/s.json" <<'PYEOF' && ok trust-4.2 || bad trust-4.2 "see above"
+import json, sys
+d = json.load(open(sys.argv[1])); fails = []
+for r in d["results"]:
+    n = r["variant"]["name"]; san = (r.get("extra") or {}).get("sanitize", "")
+    if n == "zoo_oob_row":
+        if "memcheck" not in san or " 0 errors" in san: fails.append(f"{n}: sanitize verdict {san!r}")
+    elif n.startswith("simt_tiled"):
+        if san != "memcheck: 0 errors" or r["disposition"] != "passed": fails.append(f"{n}: {san!r} {r['disposition']}")
+for f in fails: print("FAIL trust-4.2:", f)
+sys.exit(1 if fails else 0)
+PYEOF
+finish

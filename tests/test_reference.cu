@@ -1,0 +1,95 @@
+/* test_reference.cu - both references (cuBLASLt FP32 out, the naive FP64 kernel) against a
+ * CPU FP64 product on small shapes: every layout, alpha != 1, beta != 0 with C, padded
+ * leading dimensions, batch. GPU test: exit 77 without a GPU. */
+#include "tb_test.h"
+#include "ref.h"
+#include "device/tbdev.h"
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdlib.h>
+#include <vector>
+
+static double at(const std::vector<__nv_bfloat16> &v, int col, int64_t ld, int64_t i, int64_t j, int64_t off)
+{
+    return (double)__bfloat162float(v[off + (col ? j * ld + i : i * ld + j)]);
+}
+
+int main()
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { printf("SKIP: no GPU\n"); return 77; }
+    char msg[512];
+    tb_ref *ref;
+    if (tb_ref_open(&ref, msg, sizeof msg)) { printf("FAIL ref-0: %s\n", msg); return 1; }
+    const char *lay[4] = { "tn", "nn", "nt", "tt" };
+    struct { int64_t m, n, k, b; int pad; double alpha, beta; } shapes[] = {
+        { 37, 53, 71, 1, 0, 1.0, 0.0 }, { 64, 48, 136, 2, 8, 0.75, -0.5 }, { 1, 129, 40, 3, 3, 2.0, 1.0 } };
+    int id = 0;
+    for (auto &sh : shapes)
+        for (int L = 0; L < 4; L++) {
+            char cid[32], what[128];
+            snprintf(cid, sizeof cid, "ref-%d.%d", id / 4 + 1, L + 1);
+            snprintf(what, sizeof what, "%lldx%lldx%lldx%lld %s pad %d alpha %g beta %g",
+                     (long long)sh.m, (long long)sh.n, (long long)sh.k, (long long)sh.b, lay[L],
+                     sh.pad, sh.alpha, sh.beta);
+            id++;
+            TB_CASE(cid, what) {
+                tb_gemm g = {};
+                g.m = sh.m; g.n = sh.n; g.k = sh.k; g.batch = sh.b;
+                g.a_type = g.b_type = g.c_type = g.d_type = TB_DTYPE_BF16; g.acc_type = TB_DTYPE_F32;
+                g.a_layout = lay[L][0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+                g.b_layout = lay[L][1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
+                g.c_layout = g.d_layout = TB_LAYOUT_ROW;
+                g.lda = (g.a_layout == TB_LAYOUT_ROW ? g.k : g.m) + sh.pad;
+                g.ldb = (g.b_layout == TB_LAYOUT_COL ? g.k : g.n) + sh.pad;
+                g.ldc = g.ldd = g.n + sh.pad;
+                g.stride_a = (g.a_layout == TB_LAYOUT_ROW ? g.m : g.k) * g.lda;
+                g.stride_b = (g.b_layout == TB_LAYOUT_COL ? g.n : g.k) * g.ldb;
+                g.stride_c = g.stride_d = g.m * g.ldc;
+                g.alpha = sh.alpha; g.beta = sh.beta;
+                size_t na = g.stride_a * g.batch, nb = g.stride_b * g.batch, nc = g.stride_c * g.batch;
+                size_t nr = g.m * g.n * g.batch;
+                void *a, *b, *c; float *r1, *r2;
+                cudaMalloc(&a, na * 2); cudaMalloc(&b, nb * 2); cudaMalloc(&c, nc * 2);
+                cudaMalloc(&r1, nr * 4); cudaMalloc(&r2, nr * 4);
+                tbdev_fill_bf16(a, na, 11 + id, TB_INIT_UNIFORM, 0);
+                tbdev_fill_bf16(b, nb, 22 + id, TB_INIT_UNIFORM, 0);
+                tbdev_fill_bf16(c, nc, 33 + id, TB_INIT_UNIFORM, 0);
+                TB_CHECK(tb_ref_gemm_cublaslt(ref, &g, a, b, c, r1, 0, NULL, 0, msg, sizeof msg) == 0);
+                TB_CHECK(tb_ref_gemm_naive(&g, a, b, c, r2, 0, msg, sizeof msg) == 0);
+                TB_CHECK(cudaDeviceSynchronize() == cudaSuccess);
+                std::vector<__nv_bfloat16> ha(na), hb(nb), hc(nc);
+                std::vector<float> h1(nr), h2(nr);
+                cudaMemcpy(ha.data(), a, na * 2, cudaMemcpyDeviceToHost);
+                cudaMemcpy(hb.data(), b, nb * 2, cudaMemcpyDeviceToHost);
+                cudaMemcpy(hc.data(), c, nc * 2, cudaMemcpyDeviceToHost);
+                cudaMemcpy(h1.data(), r1, nr * 4, cudaMemcpyDeviceToHost);
+                cudaMemcpy(h2.data(), r2, nr * 4, cudaMemcpyDeviceToHost);
+                double worst1 = 0, worst2 = 0;
+                for (int64_t bt = 0; bt < g.batch; bt++)
+                    for (int64_t i = 0; i < g.m; i++)
+                        for (int64_t j = 0; j < g.n; j++) {
+                            double acc = 0, mag = 0;
+                            for (int64_t kk = 0; kk < g.k; kk++) {
+                                double p = at(ha, g.a_layout, g.lda, i, kk, bt * g.stride_a) *
+                                           at(hb, g.b_layout, g.ldb, kk, j, bt * g.stride_b);
+                                acc += p; mag += fabs(p);
+                            }
+                            double want = g.alpha * acc + g.beta * at(hc, 0, g.ldc, i, j, bt * g.stride_c);
+                            double tol = 4e-6 * (fabs(g.alpha) * mag + fabs(g.beta)) + 1e-30;
+                            size_t o = bt * g.m * g.n + i * g.n + j;
+                            worst1 = fmax(worst1, fabs(h1[o] - want) / tol);
+                            worst2 = fmax(worst2, fabs(h2[o] - want) / tol);
+                        }
+                /* FP32 results: within 4e-6 of the sum of |terms| (about 64 FP32 ulps); a layout or
+                 * stride bug is off by O(1) */
+                TB_CHECK(worst1 <= 1.0);
+                TB_CHECK(worst2 <= 1.0);
+                if (worst1 > 1 || worst2 > 1) printf("  worst/tol cublaslt %.3g naive %.3g\n", worst1, worst2);
+                cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(r1); cudaFree(r2);
+            }
+        }
+    tb_ref_close(ref);
+    return tb_test_done();
+}
