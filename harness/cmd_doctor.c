@@ -81,7 +81,9 @@ int cmd_doctor(int argc, char **argv, const tb_paths *paths)
                "             is waited for with a fixed pause instead)\n");
     }
     tb_environment env;
-    int rc = tb_sweep_probe_env(paths->worker, (int)dev, &env, msg, sizeof msg);
+    char devspec[32];
+    snprintf(devspec, sizeof devspec, "%lld", dev);
+    int rc = tb_sweep_probe_env(paths->worker, devspec, &env, msg, sizeof msg);
     if (rc == TB_OK) {
         printf("cuda        ok: %s, sm_%d%d, %d SMs, L2 %lld MB, %lld GB; runtime %d, driver API %d\n",
                env.gpu_name, env.cc_major, env.cc_minor, env.sm_count,

@@ -11,7 +11,7 @@
 
 static void help(void)
 {
-    printf("usage: tilebench show [--db FILE] [--run ID] [--verbose]\n"
+    printf("usage: tilebench show [--db FILE] [--run ID] [--detail]\n"
            "\n"
            "Print per shape: rank, variant, TFLOP/s, median time and its relative standard\n"
            "error, %% of cublaslt, %% of the GPU's peak at the measured SM clock, and status.\n"
@@ -19,7 +19,10 @@ static void help(void)
            "\n"
            "  --db FILE   database (default " TB_DEFAULT_DB ")\n"
            "  --run ID    run to show (default: the newest)\n"
-           "  --verbose   full reasons and what each variant's setup chose\n");
+           "  --detail    full reasons, what each variant's setup chose, the file and its hash,\n"
+           "              the extra figures (seeds, clocks, NVML, energy, hidden work), the\n"
+           "              command that re-measures it and the ncu line that profiles exactly it\n"
+           "              (--verbose is the same)\n");
 }
 
 /* shared by show and export: open read-only and resolve --run (0 = newest) */
@@ -50,7 +53,7 @@ int cmd_show(int argc, char **argv, const tb_paths *paths)
     (void)paths;
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "run", required_argument, 0, 'r' },
-        { "verbose", no_argument, 0, 'v' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "verbose", no_argument, 0, 'v' }, { "detail", no_argument, 0, 'v' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = TB_DEFAULT_DB;
     long long run = 0;
     int verbose = 0, c;

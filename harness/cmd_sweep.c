@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "catalog.h"
 #include "sass.h"
+#include "stop.h"
 #include "show.h"
 #include "store.h"
 #include "sweep.h"
@@ -48,16 +49,23 @@ static void help(void)
 "  --layout L          tn (default), nn, nt or tt: A then B in BLAS letters (t = A\n"
 "                      row-major / B row-major, n = column-major); C and D row-major\n"
 "  --pad N             add N elements to every leading dimension (default 0)\n"
-"measurement:\n"
-"  --max-time S        timing budget per measurement in seconds (default 1.0)\n"
-"  --target-rse X      stop when the relative standard error <= X (default 0.005)\n"
+"measurement (docs/method.md):\n"
+"  --method M          auto (default: graph below 0.2 ms per launch, else cold), cold or\n"
+"                      graph; the figure records which method produced it\n"
+"  --l2 cold|hot       cold (default): flush / rotate inputs; hot: reuse one set, no flush\n"
+"  --stop SPEC         stopping criterion: stdrel (default) or fixed, with parameters, e.g.\n"
+"                      stdrel:max-noise=0.005,min-time=0.05 or fixed:samples=200\n"
+"  --max-time S        timing budget per variant in seconds (default 1.0)\n"
+"  --target-rse X      stdrel's max-noise (default 0.005)\n"
 "  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
 "  --warmup N          launches before sampling (default 3)\n"
+"  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
 "  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
 "  --watchdog-factor F (default 50)\n"
-"  --device N          CUDA device index (default 0)\n"
+"  --device N|UUID     CUDA device index (default 0) or UUID (GPU-...)\n"
+"  --exclusive         refuse to measure when other processes use the GPU (default: warn)\n"
 "  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
 "                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
 "storage and output:\n"
@@ -73,7 +81,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_DEVICE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[64], *inc[64], *exc[64], *shp[64];
@@ -81,8 +89,29 @@ typedef struct sweep_cli {
     const char *db;
     long long resume;
     int quiet, progress, explicit_opts;
+    char stop_user[256];
     tb_sweep_opts o;
 } sweep_cli;
+
+/* The complete stopping spec: the user's (or stdrel) with the shorthand flags' values for
+ * the parameters it does not name. */
+static void stop_spec(sweep_cli *c)
+{
+    char *s = c->o.stop;
+    size_t n = sizeof c->o.stop;
+    snprintf(s, n, "%s", c->stop_user[0] ? c->stop_user : "stdrel");
+    int stdrel = strncmp(s, "stdrel", 6) == 0;
+    struct { const char *key; double v; int only_stdrel; } add[] = {
+        { "max-noise", c->o.target_rse, 1 }, { "min-samples", c->o.min_samples, 1 },
+        { "max-time", c->o.max_time_s, 0 }, { "max-samples", c->o.max_samples, 0 } };
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%s=", add[i].key);
+        if (strstr(s, k) || (add[i].only_stdrel && !stdrel)) continue;
+        size_t l = strlen(s);
+        snprintf(s + l, n - l, "%c%s=%g", strchr(s, ':') ? ',' : ':', add[i].key, add[i].v);
+    }
+}
 
 /* ---- the progress reporter ---------------------------------------------------------- */
 
@@ -133,6 +162,10 @@ static void rep_status(void *ctx, const tb_variant_info *v, const tb_shape *s, s
 {
     reporter *r = ctx;
     if (!r->tty) return;
+    static double last;
+    double t = now_s();
+    if (t - last < 0.1) return;   /* variants take turns many times a second */
+    last = t;
     char what[256];
     snprintf(what, sizeof what, "%lldx%lldx%lld %s", (long long)s->m, (long long)s->n,
              (long long)s->k, v->name);
@@ -190,8 +223,13 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "alpha", s->alpha);
     cJSON_AddNumberToObject(o, "beta", s->beta);
     cJSON_AddNumberToObject(o, "device", s->device);
+    cJSON_AddStringToObject(o, "device_uuid", s->device_uuid);
     cJSON_AddStringToObject(o, "layout", s->layout);
     cJSON_AddStringToObject(o, "sanitize", s->sanitize);
+    cJSON_AddStringToObject(o, "stop", s->stop);
+    cJSON_AddStringToObject(o, "method", s->method);
+    cJSON_AddStringToObject(o, "l2", s->l2);
+    cJSON_AddNumberToObject(o, "profile", s->profile);
     cJSON_AddNumberToObject(o, "pad", s->pad);
     char *r = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -228,9 +266,14 @@ static int options_from_json(const char *js, sweep_cli *c)
     s->alpha = tb_json_num(o, "alpha", s->alpha);
     s->beta = tb_json_num(o, "beta", s->beta);
     s->device = (int)tb_json_num(o, "device", s->device);
+    snprintf(s->device_uuid, sizeof s->device_uuid, "%s", tb_json_str(o, "device_uuid", ""));
     snprintf(s->layout, sizeof s->layout, "%s", tb_json_str(o, "layout", s->layout));
     s->pad = (int)tb_json_num(o, "pad", s->pad);
     snprintf(s->sanitize, sizeof s->sanitize, "%s", tb_json_str(o, "sanitize", ""));
+    snprintf(s->stop, sizeof s->stop, "%s", tb_json_str(o, "stop", "stdrel"));
+    snprintf(s->method, sizeof s->method, "%s", tb_json_str(o, "method", "auto"));
+    snprintf(s->l2, sizeof s->l2, "%s", tb_json_str(o, "l2", "cold"));
+    s->profile = (int)tb_json_num(o, "profile", 0);
     cJSON_Delete(o);
     return 0;
 }
@@ -249,8 +292,10 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "seed", required_argument, 0, O_SEED }, { "init", required_argument, 0, O_INIT },
         { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
         { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
-        { "device", required_argument, 0, O_DEVICE },
-        { "sanitize", optional_argument, 0, O_SANITIZE }, { "quiet", no_argument, 0, O_QUIET },
+        { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
+        { "sanitize", optional_argument, 0, O_SANITIZE },
+        { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
+        { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE }, { "quiet", no_argument, 0, O_QUIET },
         { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
         { 0, 0, 0, 0 } };
     int ch;
@@ -259,7 +304,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     opterr = 0;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch >= O_TIMEOUT && ch <= O_DEVICE) c->explicit_opts = 1;
+        if (ch >= O_TIMEOUT && ch <= O_SANITIZE) c->explicit_opts = 1;
         if (ch == O_VARIANTS || ch == O_FILTER || ch == O_EXCLUDE || ch == O_SHAPES) c->explicit_opts = 1;
         switch (ch) {
         case O_VARIANTS: if (c->nvp < 64) c->vp[c->nvp++] = strdup(optarg); break;
@@ -290,7 +335,24 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             snprintf(c->o.layout, sizeof c->o.layout, "%s", optarg);
             break;
         case O_PAD: if (tb_cli_int("--pad", optarg, 0, 1 << 20, &ll)) return 2; c->o.pad = (int)ll; break;
-        case O_DEVICE: if (tb_cli_int("--device", optarg, 0, 63, &ll)) return 2; c->o.device = (int)ll; break;
+        case O_DEVICE:
+            if (strncmp(optarg, "GPU-", 4) == 0) snprintf(c->o.device_uuid, sizeof c->o.device_uuid, "%s", optarg);
+            else if (tb_cli_int("--device", optarg, 0, 63, &ll)) return 2;
+            else c->o.device = (int)ll;
+            break;
+        case O_EXCLUSIVE: c->o.exclusive = 1; break;
+        case O_STOP: snprintf(c->stop_user, sizeof c->stop_user, "%s", optarg); break;
+        case O_METHOD:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cold") && strcmp(optarg, "graph"))
+                return tb_cli_error("invalid value '%s' for --method (auto, cold, graph)", optarg);
+            snprintf(c->o.method, sizeof c->o.method, "%s", optarg);
+            break;
+        case O_L2:
+            if (strcmp(optarg, "cold") && strcmp(optarg, "hot"))
+                return tb_cli_error("invalid value '%s' for --l2 (cold, hot)", optarg);
+            snprintf(c->o.l2, sizeof c->o.l2, "%s", optarg);
+            break;
+        case O_PROFILE: c->o.profile = 1; break;
         case O_SANITIZE:
             if (optarg && strcmp(optarg, "memcheck") && strcmp(optarg, "racecheck"))
                 return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);
@@ -306,6 +368,13 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     if (c->o.min_samples > c->o.max_samples)
         return tb_cli_error("--min-samples %d is more than --max-samples %d", c->o.min_samples,
                             c->o.max_samples);
+    if (!c->resume) {
+        stop_spec(c);
+        tb_stop *st;
+        char m2[TB_MSG_LEN];
+        if (tb_stop_create(c->o.stop, &st, m2, sizeof m2) != TB_OK) return tb_cli_error("%s", m2);
+        tb_stop_free(st);
+    }
     if (c->resume && c->explicit_opts)
         return tb_cli_error("--resume takes the run's own options; give only --db, --quiet, --no-progress");
     return 0;
@@ -395,9 +464,32 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 
     /* 2. a GPU */
     tb_environment env;
-    rc = tb_sweep_probe_env(paths->worker, c.o.device, &env, msg, sizeof msg);
+    char devspec[80];
+    if (c.o.device_uuid[0]) snprintf(devspec, sizeof devspec, "%s", c.o.device_uuid);
+    else snprintf(devspec, sizeof devspec, "%d", c.o.device);
+    rc = tb_sweep_probe_env(paths->worker, devspec, &env, msg, sizeof msg);
     if (rc) return tb_cli_error("sweep needs an NVIDIA GPU: %s (list, show, export and doctor "
                                 "work without one)", msg);
+    {
+        cJSON *x = cJSON_Parse(env.extra_json);
+        const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
+        int others = cJSON_IsNumber(op) ? op->valueint : 0;
+        char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
+        if (others > 0 && c.o.exclusive) {
+            tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
+                         others, others == 1 ? "" : "es", others == 1 ? "s" : "", env.gpu_name,
+                         pids ? pids : "?");
+            cJSON_free(pids);
+            cJSON_Delete(x);
+            return TB_EXIT_USAGE;
+        }
+        if (others > 0)
+            tb_cli_warn("%d other process%s use%s the GPU (pids %s): figures may be disturbed "
+                        "(--exclusive refuses)", others, others == 1 ? "" : "es",
+                        others == 1 ? "s" : "", pids ? pids : "?");
+        cJSON_free(pids);
+        cJSON_Delete(x);
+    }
 
     /* 3. the variants: probe, select, SASS for this GPU */
     tb_catalog cat;

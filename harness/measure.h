@@ -1,14 +1,16 @@
-/* measure.h - a timing method, written as a recipe of named steps (nvbench's measure_cold).
+/* measure.h - timing methods, one sample at a time; the worker's loop (interleaved over the
+ * variants of a shape, stopped by a tb_stop criterion) calls them. Knows nothing of SQLite
+ * or of validation.
  *
- * The method here is "cold_events": before each sample the L2 is flushed by reading a
- * buffer of at least twice its size; the sample is the CUDA-event time of one launch on the
- * worker's stream; the whole device is synchronised between samples; samples are taken until
- * the relative standard error of the mean falls under the target (after min_samples), or the
- * time budget or max_samples ends it. Every sample is kept; the median is reported. The SM
- * clock is measured with a %globaltimer/clock64 probe kernel after the samples. Each sample
- * also keeps the host wall time up to the device synchronisation; against the same figure for
- * a no-op kernel it shows work the events did not see (docs/method.md, hidden-work).
- * Knows nothing of SQLite or of validation.
+ *   cold  (measure_cold.c)  the L2 is flushed by reading a buffer of >= 2 x L2, then one
+ *         launch between two CUDA events; the launch and its events are queued behind the
+ *         blocking kernel, so they start back to back when the host releases it.
+ *   graph (measure_graph.c) R launches captured in a CUDA graph, rotating over input sets
+ *         whose total passes 2 x L2 (each launch starts cold without a flush inside the
+ *         interval), timed as a whole between two events; the sample is the total / R.
+ * After each sample the whole device is synchronised, and a probe kernel on the same stream
+ * reads %globaltimer and clock64 for 5 us: that sample's SM clock. Each sample also keeps
+ * the host wall time from before the flush to after the synchronisation (hidden work).
  */
 #ifndef TB_MEASURE_H
 #define TB_MEASURE_H
@@ -18,48 +20,60 @@
 
 /* Enqueue one launch of the thing being timed on stream s; 0 or a non-zero code. */
 typedef int (*tb_launch_fn)(void *ctx, cudaStream_t s);
-/* Called now and then so the parent's watchdog sees progress. */
-typedef void (*tb_heartbeat_fn)(void *ctx, int n_samples);
-
-typedef struct tb_measure_opts {
-    int    warmup;        /* launches before the first sample (default 3) */
-    int    min_samples;   /* default 10 */
-    int    max_samples;   /* default 1000 */
-    double max_time_s;    /* time budget for the samples, wall clock (default 1.0) */
-    double target_rse;    /* stop when rse <= this (default 0.005) */
-    int    flush_l2;      /* 1: flush before every sample (default) */
-} tb_measure_opts;
-
-void tb_measure_opts_default(tb_measure_opts *o);
+/* The same with input set `set` (graph method). */
+typedef int (*tb_launch_set_fn)(void *ctx, int set, cudaStream_t s);
 
 typedef struct tb_measure_dev {
-    cudaStream_t        s;
-    const void         *flush_buf;     /* >= 2 x L2 bytes */
-    size_t              flush_bytes;
-    unsigned           *sink;          /* device word for the flush kernel */
-    unsigned long long *clk_dev;       /* 2 device words for the clock probe */
+    cudaStream_t s;
+    const void *flush_buf;          /* >= 2 x L2 bytes */
+    size_t      flush_bytes;
+    unsigned   *sink;               /* device word for the flush kernel */
+    volatile int *host_words;       /* mapped: [0] block flag, [1] block timed out */
+    int        *dev_words;          /* the same words, device side */
+    volatile unsigned long long *clk_host;   /* mapped: {cycles, ns} of the last probe */
+    unsigned long long *clk_dev;
+    int         use_block;          /* 0 under a profiler or with --profile */
+    double      block_timeout_ms;   /* default 500 */
+    size_t      last_graph_kernels; /* kernel nodes the last capture held (0: none ran there) */
+    /* called right before (1) and after (0) the measured launch, inside the events: the
+     * worker pushes its NVTX range there, so a profiler filtering on it sees only the
+     * variant's kernels, not the flush or the clock probe. May be NULL. */
+    void      (*around)(void *ctx, int begin);
+    void       *around_ctx;
+    cudaEvent_t e0, e1;
 } tb_measure_dev;
 
-typedef struct tb_measure_out {
-    double *samples_ms;                /* malloc'd, n entries; caller frees */
-    double *wall_ms;                   /* malloc'd, n entries: host time from before the flush
-                                          to after the device synchronisation; caller frees */
-    double  gap_baseline_ms;           /* median(wall - event) of a no-op kernel, same recipe */
-    double  hidden_ms;                 /* median(wall - event) - gap_baseline_ms: work the
-                                          events did not see (another stream?) */
-    int     n;
-    int     warmup;
-    char    stop_reason[64];           /* "rse", "time budget", "max samples" */
-    double  clock_mhz;                 /* NaN if the probe failed */
-    double  wall_s;
-} tb_measure_out;
+/* Allocate what the methods need on stream s: the flush buffer (max(2 x l2_bytes, 32 MiB)),
+ * mapped words, events. TB_OK or TB_ECUDA. */
+int tb_measure_dev_init(tb_measure_dev *d, cudaStream_t s, size_t l2_bytes, int use_block,
+                        char *msg, size_t len);
+void tb_measure_dev_free(tb_measure_dev *d);
 
-/* Run the method. TB_OK with out filled; TB_ECUDA when a CUDA call failed (msg has the
- * error; out->samples_ms holds what was taken); TB_EWORKER when launch returned non-zero. */
-int tb_measure_cold(const tb_measure_dev *dev, const tb_measure_opts *opts, tb_launch_fn launch,
-                    void *ctx, tb_heartbeat_fn hb, void *hb_ctx, tb_measure_out *out,
-                    char *msg, size_t len);
+typedef struct tb_sample {
+    double ms;          /* event time of one launch */
+    double wall_ms;     /* host time, flush to synchronisation, of the whole sample */
+    double clock_mhz;   /* SM clock from the probe after the sample; NaN if it failed */
+    int    block_timeout;   /* the blocking kernel timed out (host too slow to queue) */
+} tb_sample;
 
-/* Measure the SM clock in MHz with the probe kernel (synchronises s). NaN on failure. */
-double tb_measure_clock_mhz(const tb_measure_dev *dev);
+/* One cold sample. TB_OK; TB_EWORKER when launch returned non-zero; TB_ECUDA on a CUDA error
+ * (msg has it). flush = 0 leaves the L2 as it is ("--l2 hot"). */
+int tb_sample_cold(tb_measure_dev *d, int flush, tb_launch_fn launch, void *ctx, tb_sample *out,
+                   char *msg, size_t len);
+
+/* Capture reps launches (set r % nsets for launch r) into an executable graph. TB_OK, or
+ * TB_EWORKER with the reason when the variant cannot be captured (it broke the launch
+ * contract: synchronised, allocated, used another stream...). */
+int tb_graph_capture(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
+                     cudaGraphExec_t *out, char *msg, size_t len);
+/* One graph sample: ms is per launch (total / reps); wall_ms is the whole sample's. */
+int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *out, char *msg,
+                    size_t len);
+
+/* median(wall - event) of 15 cold samples of a kernel that does nothing: what the recipe
+ * itself costs, removed before hidden work is judged. */
+int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len);
+
+/* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */
+double tb_measure_clock_mhz(tb_measure_dev *d);
 #endif

@@ -32,6 +32,9 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     o->alpha = 1.0;
     o->beta = 0.0;
     o->device = 0;
+    snprintf(o->stop, sizeof o->stop, "stdrel");
+    snprintf(o->method, sizeof o->method, "auto");
+    snprintf(o->l2, sizeof o->l2, "cold");
 }
 
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p)
@@ -68,10 +71,11 @@ static void problem_gemm(const tb_problem_info *p, tb_gemm *g)
     g->beta = p->beta;
 }
 
-int tb_sweep_probe_env(const char *worker, int device, tb_environment *env, char *msg, size_t len)
+int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *env, char *msg,
+                       size_t len)
 {
-    char dev[16];
-    snprintf(dev, sizeof dev, "%d", device);
+    char dev[80];
+    snprintf(dev, sizeof dev, "%s", device);
     char *argv[] = { (char *)"tilebench-worker", (char *)"env", (char *)"--device", dev, NULL };
     tb_proc p;
     int rc = tb_proc_start(&p, worker, argv, msg, len);
@@ -132,16 +136,15 @@ static cJSON *job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalo
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "device", o->device);
+    cJSON_AddStringToObject(j, "device_uuid", o->device_uuid);
     cJSON_AddNumberToObject(j, "seed", (double)(seed & ((1ull << 52) - 1)));
     cJSON_AddNumberToObject(j, "trials", o->trials);
     cJSON_AddStringToObject(j, "init", o->init);
-    cJSON *m = cJSON_AddObjectToObject(j, "measure");
-    cJSON_AddNumberToObject(m, "warmup", o->warmup);
-    cJSON_AddNumberToObject(m, "min_samples", o->min_samples);
-    cJSON_AddNumberToObject(m, "max_samples", o->max_samples);
-    cJSON_AddNumberToObject(m, "max_time_s", o->max_time_s);
-    cJSON_AddNumberToObject(m, "target_rse", o->target_rse);
-    cJSON_AddNumberToObject(m, "flush_l2", o->flush_l2);
+    cJSON_AddNumberToObject(j, "warmup", o->warmup);
+    cJSON_AddStringToObject(j, "stop", o->stop);
+    cJSON_AddStringToObject(j, "method", o->method);
+    cJSON_AddStringToObject(j, "l2", o->l2);
+    cJSON_AddNumberToObject(j, "profile", o->profile);
     cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {
@@ -242,6 +245,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
 
     int current = -1, finished = 0, killed = 0, ready = 0;
     double per_launch_s = o->timeout_s;
+    double *est = calloc(sc->cat->n ? sc->cat->n : 1, sizeof *est);   /* first launch, s */
     double deadline = tb_now() + 120.0 + o->timeout_s;   /* CUDA init, allocation */
     char fatal[TB_MSG_LEN] = "";
     rc = TB_OK;
@@ -288,12 +292,15 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             deadline = tb_now() + o->timeout_s;
         } else if (strcmp(type, "begin") == 0) {
             current = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
-            per_launch_s = o->timeout_s;
-            deadline = tb_now() + o->timeout_s;
+            /* variants take turns: each has its own limit, from its own first launch */
+            per_launch_s = current >= 0 && est[current] > 0
+                ? fmax(o->timeout_s, o->watchdog_factor * est[current]) : o->timeout_s;
+            deadline = tb_now() + per_launch_s;
             if (current >= 0 && sc->rep->status)
                 sc->rep->status(sc->rep->ctx, &sc->cat->v[current], sc->shape, *sc->done, sc->total);
         } else if (strcmp(type, "estimate") == 0) {
             double est_s = tb_json_num(obj, "first_launch_ms", 0) * 1e-3;
+            if (current >= 0) est[current] = est_s;
             per_launch_s = fmax(o->timeout_s, o->watchdog_factor * est_s);
             deadline = tb_now() + per_launch_s;
         } else if (strcmp(type, "progress") == 0) {
@@ -320,6 +327,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
         }
         cJSON_Delete(obj);
     }
+    free(est);
     if (!killed) tb_proc_wait(&p, 30.0);
     if (rc == TB_OK && !finished && !killed && sc->left) {
         char how[128], last[300], why[TB_TEXT_LEN];

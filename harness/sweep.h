@@ -27,9 +27,15 @@ typedef struct tb_sweep_opts {
     char   layout[4];         /* "tn" (default), "nn", "nt", "tt": A then B, BLAS letters */
     int    pad;               /* extra elements on every leading dimension (default 0) */
     int    device;
+    char   device_uuid[64];   /* --device GPU-...: matched by UUID instead of index */
+    int    exclusive;         /* refuse when other processes use the GPU */
     char   sanitize[16];      /* "", "memcheck" or "racecheck": a validation-only pass of each
                                  variant under compute-sanitizer before it is measured */
     char   sanitizer[1024];   /* path of compute-sanitizer when sanitize is set */
+    char   stop[512];         /* stopping criterion spec, complete (see stop.h) */
+    char   method[8];         /* auto | cold | graph */
+    char   l2[8];             /* cold | hot */
+    int    profile;           /* 1: no blocking kernel (for profilers) */
 } tb_sweep_opts;
 
 void tb_sweep_opts_default(tb_sweep_opts *o);
@@ -48,7 +54,8 @@ typedef struct tb_sweep_report {
 extern volatile sig_atomic_t tb_sweep_stop;
 
 /* Ask a worker for the GPU environment. TB_ENOGPU with the reason when there is none. */
-int tb_sweep_probe_env(const char *worker, int device, tb_environment *env, char *msg, size_t len);
+int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *env, char *msg,
+                       size_t len);
 
 /* Fill a problem description for a shape: the layout and padding of o, C and D row-major,
  * leading dimensions = contiguous extent + pad, batches packed one after another. */

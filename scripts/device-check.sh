@@ -20,7 +20,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_zoo gpu_trust gpu_problems gpu_smoke)
+tests=(gpu_reference gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_timing)
 for t in "${tests[@]}"; do
     s=$(date +%s)
     if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?

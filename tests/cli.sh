@@ -45,6 +45,13 @@ run cli-2.8 2 "invalid value 'abc' for --max-time" "$TB" sweep --max-time abc --
 run cli-2.9 2 "invalid value 'lognormal' for --init" "$TB" sweep --init lognormal --db "$db"
 run cli-2.10 2 "unexpected argument 'extra'" "$TB" sweep extra --db "$db"
 run cli-2.11 2 "--min-samples 50 is more than --max-samples 5" "$TB" sweep --min-samples 50 --max-samples 5 --db "$db"
+run cli-2.15 2 "unknown stopping criterion 'bogus'" "$TB" sweep --stop bogus --db "$db"
+run cli-2.16 2 "invalid value 'x' for stdrel:max-noise" "$TB" sweep --stop stdrel:max-noise=x --db "$db"
+run cli-2.17 2 "invalid value 'fast' for --method" "$TB" sweep --method fast --db "$db"
+run cli-2.18 2 "invalid value 'warm' for --l2" "$TB" sweep --l2 warm --db "$db"
+run cli-2.19 2 "invalid value 'tx' for --layout" "$TB" sweep --layout tx --db "$db"
+run cli-2.20 2 "invalid value 'helgrind' for --sanitize" "$TB" sweep --sanitize=helgrind --db "$db"
+run cli-2.21 2 "invalid value '1' for --trials" "$TB" sweep --trials 1 --db "$db"
 if [ $has_gpu = 0 ]; then
     run cli-2.12 2 "sweep needs an NVIDIA GPU" "$TB" sweep --shapes smoke --db "$db"
     one_line cli-2.13 "$TB" sweep --shapes smoke --db "$db"

@@ -176,6 +176,16 @@ __global__ void compare_f32_kernel(const float *x, const float *ref, size_t coun
 
 __global__ void noop_kernel() {}
 
+__global__ void block_kernel(volatile int *flag, unsigned long long timeout_ns, int *timed_out)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*flag == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeout_ns) { *timed_out = 1; break; }
+    }
+}
+
 unsigned grid_for(size_t n, unsigned block)
 {
     size_t g = (n + block - 1) / block;
@@ -263,5 +273,12 @@ extern "C" int tbdev_compare_f32_f32(const float *x, const float *ref, size_t co
 extern "C" int tbdev_noop(cudaStream_t s)
 {
     noop_kernel<<<1, 32, 0, s>>>();
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_block(volatile int *flag, unsigned long long timeout_ns, int *timed_out,
+                           cudaStream_t s)
+{
+    block_kernel<<<1, 1, 0, s>>>(flag, timeout_ns, timed_out);
     return (int)cudaGetLastError();
 }

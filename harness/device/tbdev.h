@@ -69,6 +69,15 @@ int tbdev_checksum(const void *buf, size_t bytes, unsigned long long *sum_dev, c
 int tbdev_compare_f32_f32(const float *x, const float *ref, size_t count, double atol, double rtol,
                           tb_cmp_result *out_dev, cudaStream_t s);
 
+/* The blocking kernel (nvbench's idea, written here): one thread spins until *flag (host-mapped
+ * memory) becomes non-zero or timeout_ns of %globaltimer pass; on a timeout it sets
+ * *timed_out (device memory). Work queued behind it on the stream starts back to back when the
+ * host releases the flag, so host launch latency stays out of the events around it. */
+int tbdev_block(volatile int *flag, unsigned long long timeout_ns, int *timed_out, cudaStream_t s);
+
+/* Clock probe for one sample: spins spin_ns and writes {cycles, ns} to out_dev[0..1] (as
+ * tbdev_clock_probe, the same kernel). */
+
 /* A kernel that does nothing: the baseline of the hidden-work check. */
 int tbdev_noop(cudaStream_t s);
 

@@ -5,11 +5,14 @@
  * layouts, lda..ldd, batch strides, alpha, and beta (C is not read when beta == 0). BF16 A, B,
  * C, D; FP32 accumulation. Each member plants exactly one flaw by picking Flaw, so the members
  * that are "good except for one thing" really are GEMMs, and a member whose loader refusal
- * the harness forgets to apply still computes the right answer.
+ * the harness forgets to apply still computes the right answer. Flaws that live outside the
+ * kernel (a side stream, a cache, a persisting-L2 window, a write to A) are in the members'
+ * own files, around an unflawed launch.
  *
- * Also: zoo_supports() (BF16 in and out, FP32 accumulate, m*n*k <= 2048^3) and
- * zoo_launch_gemm<Flaw>(), which enqueue on the caller's stream and return 0, or 1 when the
- * launch failed (cudaGetLastError, so a sticky error from an earlier launch also reads 1).
+ * Also: zoo_supports() (BF16 in and out, FP32 accumulate, m*n*k <= 2048^3),
+ * zoo_launch_gemm<Flaw>(), which enqueue on the given stream and return 0, or 1 when the
+ * launch failed (cudaGetLastError, so a sticky error from an earlier launch also reads 1),
+ * and zoo_d_extent() (elements from D's first to its last, batch strides included).
  * Includes only the public ABI header and the CUDA runtime, as every variant must.
  */
 #ifndef TB_ZOO_GEMM_CUH
@@ -27,7 +30,13 @@ enum zoo_flaw {
     ZOO_WRONG_TILE,     /* +1.0 on D's first 128 x 128 tile of batch 0, before rounding */
     ZOO_ZEROS,          /* D = 0 everywhere */
     ZOO_WILD_WRITE,     /* after the GEMM, one thread stores through ZOO_WILD_ADDRESS */
-    ZOO_SPIN            /* after the GEMM, one thread spins forever */
+    ZOO_SPIN,           /* after the GEMM, one thread spins forever */
+    ZOO_SKIP_LAST_K,    /* only the first floor(K/32)*32 products: the partial K tile dropped */
+    ZOO_IGNORE_BETA,    /* D = alpha*A*B; C is never read */
+    ZOO_NAN_ONE,        /* D[0][0] of batch 0 is NaN (0x7FC0, not the harness's poison) */
+    ZOO_ROW_UNWRITTEN,  /* row m/2 of every batch is never stored */
+    ZOO_OOB_ROW,        /* also stores one line past the last batch's D (see the kernel) */
+    ZOO_SLOW            /* also recomputes the first slow_k products of every element */
 };
 
 /* Inside the first page, which is mapped neither on the host (mmap_min_addr) nor on the
@@ -49,27 +58,56 @@ __device__ __forceinline__ int64_t zoo_at(int layout, int64_t i, int64_t j, int6
 
 template <int Flaw>
 __global__ void zoo_gemm_kernel(tb_gemm g, const __nv_bfloat16 *A, const __nv_bfloat16 *B,
-                                const __nv_bfloat16 *C, __nv_bfloat16 *D, unsigned *wild)
+                                const __nv_bfloat16 *C, __nv_bfloat16 *D, unsigned *wild,
+                                int64_t slow_k, float zero)
 {
     for (int64_t b = blockIdx.z; b < g.batch; b += gridDim.z) {
         const __nv_bfloat16 *a = A + b * g.stride_a, *bm = B + b * g.stride_b;
         for (int64_t i = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; i < g.m;
              i += (int64_t)gridDim.y * blockDim.y) {
+            if (Flaw == ZOO_ROW_UNWRITTEN && i == g.m / 2)
+                continue;
             for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < g.n;
                  j += (int64_t)gridDim.x * blockDim.x) {
                 float acc = 0.0f;
-                for (int64_t kk = 0; kk < g.k; kk++)
+                if (Flaw == ZOO_SLOW) {
+                    /* Extra work: the K loop's statement over k < slow_k (<= K), the same
+                     * loads in the same order, into a partial sum that seeds acc times zero
+                     * (a kernel argument, so the compiler must do the work; 0 * x + the sum
+                     * is the sum for finite inputs). Not unrolled: unrolled, it costs 8 more
+                     * registers per thread and so one block per SM less than ZOO_CORRECT;
+                     * this way both use 40 on sm_80 and sm_90 (nvcc 13.0), same occupancy. */
+                    float spare = 0.0f;
+#pragma unroll 1
+                    for (int64_t kk = 0; kk < slow_k; kk++)
+                        spare += __bfloat162float(a[zoo_at(g.a_layout, i, kk, g.lda)]) *
+                                 __bfloat162float(bm[zoo_at(g.b_layout, kk, j, g.ldb)]);
+                    acc = zero * spare;
+                }
+                /* ZOO_SKIP_LAST_K drops the last, partial 32-wide K tile (all of K when K < 32) */
+                for (int64_t kk = 0; kk < (Flaw == ZOO_SKIP_LAST_K ? g.k / 32 * 32 : g.k); kk++)
                     acc += __bfloat162float(a[zoo_at(g.a_layout, i, kk, g.lda)]) *
                            __bfloat162float(bm[zoo_at(g.b_layout, kk, j, g.ldb)]);
                 float d = (float)g.alpha * acc;
-                if (g.beta != 0.0)
+                if (Flaw != ZOO_IGNORE_BETA && g.beta != 0.0)
                     d += (float)g.beta *
                          __bfloat162float(C[b * g.stride_c + zoo_at(g.c_layout, i, j, g.ldc)]);
                 if (Flaw == ZOO_WRONG_TILE && b == 0 && i < 128 && j < 128)
                     d += 1.0f;
                 if (Flaw == ZOO_ZEROS)
                     d = 0.0f;
+                if (Flaw == ZOO_NAN_ONE && b == 0 && i == 0 && j == 0)
+                    d = __int_as_float(0x7fc00000);
                 D[b * g.stride_d + zoo_at(g.d_layout, i, j, g.ldd)] = __float2bfloat16_rn(d);
+                /* ZOO_OOB_ROW: one line past the end of the last batch's D, at D's own
+                 * stride: row m (columns 0..n-1) of a row-major D, column n (rows 0..m-1) of
+                 * a column-major one, so that every store lands after D's last element. */
+                if (Flaw == ZOO_OOB_ROW && b == g.batch - 1) {
+                    if (g.d_layout == TB_LAYOUT_ROW && i == g.m - 1)
+                        D[b * g.stride_d + g.m * g.ldd + j] = __float2bfloat16_rn(d);
+                    if (g.d_layout == TB_LAYOUT_COL && j == g.n - 1)
+                        D[b * g.stride_d + g.n * g.ldd + i] = __float2bfloat16_rn(d);
+                }
             }
         }
     }
@@ -111,8 +149,10 @@ static inline unsigned zoo_grid_dim(int64_t extent, int64_t per_block, unsigned 
     return blocks > (int64_t)cap ? cap : (unsigned)blocks;
 }
 
+/* slow_k: ZOO_SLOW's extra products per element (at most K); ignored by every other flaw. */
 template <int Flaw>
-static int zoo_launch_gemm(const tb_problem *p, const tb_buffers *io, tb_stream stream)
+static int zoo_launch_gemm(const tb_problem *p, const tb_buffers *io, tb_stream stream,
+                           int64_t slow_k = 0)
 {
     const tb_gemm *g = &p->gemm;
     dim3 block(16, 16);
@@ -121,8 +161,17 @@ static int zoo_launch_gemm(const tb_problem *p, const tb_buffers *io, tb_stream 
     zoo_gemm_kernel<Flaw><<<grid, block, 0, (cudaStream_t)stream>>>(
         *g, (const __nv_bfloat16 *)io->in[0], (const __nv_bfloat16 *)io->in[1],
         (const __nv_bfloat16 *)io->in[2], (__nv_bfloat16 *)io->out[0],
-        (unsigned *)ZOO_WILD_ADDRESS);
+        (unsigned *)ZOO_WILD_ADDRESS, slow_k, 0.0f);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+/* Elements from D's first to its last (batch strides and padding included): as many as the
+ * harness allocates for D between its guard bands. */
+static inline size_t zoo_d_extent(const tb_gemm *g)
+{
+    int64_t rows = g->d_layout == TB_LAYOUT_ROW ? g->m : g->n;
+    int64_t cols = g->d_layout == TB_LAYOUT_ROW ? g->n : g->m;
+    return (size_t)((g->batch - 1) * g->stride_d + (rows - 1) * g->ldd + cols);
 }
 
 /* A launch() with nothing wrong in it, for the members whose flaw lies elsewhere. */

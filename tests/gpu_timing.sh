@@ -1,0 +1,77 @@
+#!/bin/bash
+# gpu_timing.sh - the timing method (issue 6): ties and a planted 5% slowdown across repeated
+# sweeps, the graph method for short kernels, --l2 hot, the blocking kernel's timeout path,
+# a clock per sample, and (where ncu exists) profiler detection and the exact ncu line that
+# show --detail prints. TB_TIMING_ROUNDS sets the sweeps per comparison (default 10).
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+rounds=${TB_TIMING_ROUNDS:-10}
+mkdir -p "$tmp/twins" "$tmp/pair"
+cp "$TB_ZOO/zoo_twin.so" "$tmp/twins/twin_a.so"; cp "$TB_ZOO/zoo_twin.so" "$tmp/twins/twin_b.so"
+cp "$TB_ZOO/zoo_fast.so" "$TB_ZOO/zoo_slow5.so" "$tmp/pair/"
+tied=0; slower=0
+for r in $(seq 1 $rounds); do
+    "$TB" sweep --variants "$tmp/twins" --shapes 1024x1024x1024 --max-time 0.3 --no-progress \
+        --db "$tmp/t$r.db" > "$tmp/t$r.out" 2>/dev/null
+    grep -qE '^ +=1 +twin_' "$tmp/t$r.out" && tied=$((tied+1))
+    "$TB" sweep --variants "$tmp/pair" --shapes 1024x1024x1024 --max-time 0.3 --no-progress \
+        --db "$tmp/p$r.db" > "$tmp/p$r.out" 2>/dev/null
+    grep -qE '^ +2 +zoo_slow5 ' "$tmp/p$r.out" && grep -qE '^ +1 +zoo_fast ' "$tmp/p$r.out" && slower=$((slower+1))
+done
+cat "$tmp/t1.out" "$tmp/p1.out"
+echo "twins tied in $tied of $rounds sweeps; the 5% slower copy ranked slower in $slower of $rounds"
+[ $tied -ge $(( rounds * 9 / 10 )) ] && ok timing-1.1 || bad timing-1.1 "twins tied in only $tied of $rounds"
+[ $slower = $rounds ] && ok timing-1.2 || bad timing-1.2 "zoo_slow5 ranked slower in only $slower of $rounds"
+
+# graph for short kernels, cold for long ones, hot L2 when asked; a clock per sample
+"$TB" sweep --filter cublaslt --shapes 256x256x256,4096x4096x4096 --no-progress --quiet --db "$tmp/g.db" 2>/dev/null
+"$TB" sweep --filter cublaslt --shapes 256x256x256 --l2 hot --method cold --no-progress --quiet --db "$tmp/h.db" 2>/dev/null
+"$TB" export --db "$tmp/g.db" --format json > "$tmp/g.json"; "$TB" export --db "$tmp/h.db" --format json > "$tmp/h.json"
+$PY - "$tmp/g.json" "$tmp/h.json" <<'PYEOF' && ok timing-2 || bad timing-2 "see above"
+import json, sys
+g = json.load(open(sys.argv[1]))["results"]; h = json.load(open(sys.argv[2]))["results"]
+fails = []
+by = {r["problem"]["m"]: r for r in g}
+if by[256]["timing"]["method"] != "graph": fails.append(f"256^3 method {by[256]['timing']['method']}, want graph")
+if by[4096]["timing"]["method"] != "cold": fails.append(f"4096^3 method {by[4096]['timing']['method']}, want cold")
+x = by[256]["extra"]
+if not x.get("graph_reps") or not x.get("graph_sets") or x["graph_sets"] < 2: fails.append(f"graph reps/sets missing: {x}")
+if h[0]["extra"].get("l2") != "hot" or h[0]["timing"]["method"] != "cold": fails.append(f"--l2 hot not recorded: {h[0]['extra']}")
+for r in g:
+    c = r["timing"].get("samples_clock_mhz") or []
+    if len(c) != r["timing"]["n_samples"] or not all(300 < v < 3500 for v in c):
+        fails.append(f"clock per sample: {len(c)} clocks for {r['timing']['n_samples']} samples, {c[:5]}")
+    if not r["extra"].get("blocking_kernel"): fails.append("blocking kernel not used")
+for f in fails: print("FAIL timing-2:", f)
+sys.exit(1 if fails else 0)
+PYEOF
+
+# the blocking kernel's timeout path: with a 1 us limit every sample times out, and says so
+TILEBENCH_BLOCK_TIMEOUT_MS=0.001 "$TB" sweep --filter cublaslt --shapes 512x512x512 --method cold \
+    --stop fixed:samples=20 --no-progress --quiet --db "$tmp/b.db" 2>/dev/null
+"$TB" export --db "$tmp/b.db" --format json | $PY -c "
+import json,sys; r=json.load(sys.stdin)['results'][0]; n=r['extra'].get('block_timeouts',0)
+print('block timeouts', n, 'of', r['timing']['n_samples']); sys.exit(0 if n >= 15 else 1)" \
+    && ok timing-3 || bad timing-3 "blocking-kernel timeouts not counted"
+
+# under ncu: the profiler is found, the blocking kernel is off, and the ncu line from
+# show --detail selects exactly the timed launches of one variant on one shape
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$NCU" ]; then
+    "$TB" sweep --filter cublaslt --filter 'simt_tiled*' --shapes 1024x1024x1024 --no-progress --quiet --db "$tmp/n.db" 2>/dev/null
+    line=$("$TB" show --db "$tmp/n.db" --detail | grep -m1 -A0 "profile:.*cublaslt" | sed 's/^ *profile: *//')
+    echo "ncu line: $line"
+    line=${line/ncu /$NCU }; line=${line//tilebench sweep/$TB sweep}; line=${line//profile.db/$tmp\/prof.db}
+    eval "$line" > "$tmp/ncu.out" 2>&1
+    n=$(grep -c "gpu__time_duration.sum" "$tmp/ncu.out")
+    echo "ncu profiled $n kernel launches"; grep -E "==PROF==|gpu__time_duration" "$tmp/ncu.out" | head -8
+    [ "$n" -ge 5 ] && [ "$n" -le 20 ] && ok timing-4.1 || bad timing-4.1 "ncu line profiled $n launches, want the 5 timed ones"
+    ! grep -q "simt_tiled\|naive" "$tmp/ncu.out" && ok timing-4.2 || bad timing-4.2 "another variant's kernels were profiled"
+    "$TB" export --db "$tmp/prof.db" --format json | $PY -c "
+import json,sys; r=json.load(sys.stdin)['results'][0]; x=r['extra']
+print('under ncu:', x.get('blocking_kernel'), x.get('no_blocking_because')); sys.exit(0 if x.get('blocking_kernel') is False else 1)" \
+        && ok timing-4.3 || bad timing-4.3 "the blocking kernel was not turned off under ncu"
+else
+    echo "no ncu here: profiler checks skipped"
+fi
+finish
