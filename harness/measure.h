@@ -51,7 +51,8 @@ void tb_measure_dev_free(tb_measure_dev *d);
 
 typedef struct tb_sample {
     double ms;          /* event time of one launch */
-    double wall_ms;     /* host time, flush to synchronisation, of the whole sample */
+    double wall_ms;     /* host time to the synchronisation, of the whole sample: from the
+                           release of the blocking kernel (from before the flush without it) */
     double clock_mhz;   /* SM clock from the probe after the sample; NaN if it failed */
     int    block_timeout;   /* the blocking kernel timed out (host too slow to queue) */
 } tb_sample;

@@ -72,7 +72,7 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
              (long long)p->n, (long long)p->k);
     fprintf(out, "        profile:    ncu --nvtx --nvtx-include '%s' --clock-control none "
             "--cache-control all --metrics gpu__time_duration.sum tilebench sweep %s --method cold "
-            "--profile --stop fixed:samples=5 --db profile.db\n", nvtx, common);
+            "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);
 }
 
 int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, size_t len)

@@ -368,7 +368,10 @@ static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_ge
     snprintf(tool, sizeof tool, "%s", o->sanitize);
     char *argv[] = { (char *)o->sanitizer, (char *)"--tool", tool, (char *)"--error-exitcode",
                      (char *)"86", (char *)"--print-limit", (char *)"20",
-                     (char *)"--target-processes", (char *)"all", (char *)worker,
+                     (char *)"--target-processes", (char *)"all",
+                     /* padding after every allocation: a write just past D must not land in
+                      * the next allocation, where memcheck would take it for valid */
+                     (char *)"--padding", (char *)"65536", (char *)worker,
                      (char *)"measure", NULL };
     tb_proc p;
     *bad = 0;

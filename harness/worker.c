@@ -604,7 +604,8 @@ static int prepare_timing(worker *w, vstate *vs)
     double est = vs->m.first_launch_ms;
     /* a kernel is short only if its device-synchronised wall time is short too: work a
      * variant hides on another stream is not captured into a graph, and would not be timed */
-    int short_kernel = est < TB_GRAPH_BELOW_MS && vs->est_wall_ms < TB_GRAPH_BELOW_MS + 0.1;
+    int short_kernel = est < TB_GRAPH_BELOW_MS && vs->first_wall_ms < TB_GRAPH_BELOW_MS + 0.1;
+    /* (the last validated launch's wall time: the first one pays for lazy module loading) */
     int graph = !strcmp(w->method, "graph") || (!strcmp(w->method, "auto") && short_kernel);
     snprintf(vs->method, sizeof vs->method, "cold");
     if (graph) {
@@ -906,8 +907,18 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
 {
     int left = 0;
     for (int i = 0; i < na; i++) left += act[i]->sampling;
+    int *order = malloc(sizeof *order * (size_t)(na ? na : 1));
+    uint64_t rng = w->seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int i = 0; i < na; i++) order[i] = i;
     while (left > 0) {
-        for (int i = 0; i < na; i++) {
+        /* a new order every round: no variant always follows the same one */
+        for (int i = na - 1; i > 0; i--) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            int j = (int)((rng >> 33) % (uint64_t)(i + 1));
+            int t = order[i]; order[i] = order[j]; order[j] = t;
+        }
+        for (int oi = 0; oi < na; oi++) {
+            int i = order[oi];
             vstate *vs = act[i];
             if (!vs->sampling) continue;
             tb_sample smp;
@@ -928,6 +939,7 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
             }
         }
     }
+    free(order);
 }
 
 static int alloc_bufs(worker *w, char *msg, size_t len)

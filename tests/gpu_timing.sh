@@ -47,7 +47,8 @@ sys.exit(1 if fails else 0)
 PYEOF
 
 # the blocking kernel's timeout path: with a 1 us limit every sample times out, and says so
-TILEBENCH_BLOCK_TIMEOUT_MS=0.001 "$TB" sweep --filter cublaslt --shapes 512x512x512 --method cold \
+# (--l2 hot: with a flush before it the GPU is busy while the host queues, and no timeout shows)
+TILEBENCH_BLOCK_TIMEOUT_MS=0.001 "$TB" sweep --filter cublaslt --shapes 512x512x512 --method cold --l2 hot \
     --stop fixed:samples=20 --no-progress --quiet --db "$tmp/b.db" 2>/dev/null
 "$TB" export --db "$tmp/b.db" --format json | $PY -c "
 import json,sys; r=json.load(sys.stdin)['results'][0]; n=r['extra'].get('block_timeouts',0)

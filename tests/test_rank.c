@@ -162,7 +162,8 @@ int main(void)
         /* against a constant best, variant 1's ratios are its resample medians. For {1,2,10}
          * P(median = 1) = P(= 10) = 7/27 = 0.259; for {1,3}: 1, 2, 3 with 1/4, 1/2, 1/4.
          * 40% intervals sit inside the middle value, 60% ones reach both ends. */
-        static const double one[50] = { [0 ... 49] = 1.0 };
+        static double one[50];
+        for (int i = 0; i < 50; i++) one[i] = 1.0;
         double odd[3] = { 10, 1, 2 }, even[2] = { 3, 1 };
         const double *so[2] = { one, odd }, *se[2] = { one, even };
         int no[2] = { 50, 3 }, ne[2] = { 50, 2 };
@@ -230,9 +231,14 @@ int main(void)
         for (int i = 0; i < 30; i++) ties += r.tied[i];
         printf("  nv=30 n=1000 iters=2000: %.3f s; best %d, %d tied with it\n", dt, r.best, ties);
         TB_CHECK(r.best <= 2 && ties >= 2 && ties <= 8 && !r.tied[29]);
-        /* valgrind runs it ~50x slower: only hold the time to account natively */
+        /* held to account only when it runs natively and optimised (about 0.13 s at -O2 on
+         * an EPYC core, 0.6 s at -O0; valgrind is ~50x slower) */
         const char *pre = getenv("LD_PRELOAD");
+#ifdef __OPTIMIZE__
         if (!(pre && strstr(pre, "vgpreload"))) TB_CHECK(dt < 1.0);
+#else
+        if (!(pre && strstr(pre, "vgpreload"))) TB_CHECK(dt < 3.0);
+#endif
     }
     return tb_test_done();
 }
