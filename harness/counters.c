@@ -747,28 +747,32 @@ void tb_counters_close(tb_counters *c)
     free(c);
 }
 
-/* The sets. Names checked against GH100's metric list (docs/counters.md); an entry the chip
- * lacks is reported unavailable, not an error. */
+/* The sets. Names checked against GH100's metric list on the H100 (docs/counters.md); an
+ * entry the chip lacks is reported unavailable, not an error. GH100 has no hardware counter
+ * for ldmatrix conflicts alone (only sm__sass_..._op_ldsm, which needs SASS patching) and no
+ * sm__pipe_tensor_op_gmma_cycles_active: its fp16/bf16/fp8 tensor pipe, mma.sync and wgmma
+ * alike, is sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active. */
 #define M_LD "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 #define M_ST "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 #define M_GMMA "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum"
-#define M_LDSM "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum"
 #define M_LDGSTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"
 #define M_WAVES "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 #define M_INST "smsp__inst_executed.sum"
 #define M_DRAM_RD "dram__bytes_read.sum"
 #define M_DRAM_WR "dram__bytes_write.sum"
 #define M_L2HIT "lts__t_sector_hit_rate.pct"
-#define M_GMMA_PIPE "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
-#define M_HMMA_PIPE "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+#define M_TENSOR_PIPE "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active" \
+    "|sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+#define M_GMMA_INST "sm__inst_executed_pipe_tensor_op_gmma.sum"
+#define M_HMMA_INST "sm__inst_executed_pipe_tensor_op_hmma.sum"
 #define M_SM_TP "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 #define M_TIME "gpu__time_duration.sum"
 
-static const char *const set_banks[] = { M_LD, M_ST, M_GMMA, M_LDSM, M_LDGSTS, M_WAVES, M_INST, NULL };
+static const char *const set_banks[] = { M_LD, M_ST, M_GMMA, M_LDGSTS, M_WAVES, M_INST, NULL };
 static const char *const set_memory[] = { M_DRAM_RD, M_DRAM_WR, M_L2HIT, NULL };
-static const char *const set_compute[] = { M_GMMA_PIPE, M_HMMA_PIPE, M_SM_TP, M_TIME, NULL };
-static const char *const set_all[] = { M_LD, M_ST, M_GMMA, M_LDSM, M_LDGSTS, M_WAVES, M_INST,
-    M_DRAM_RD, M_DRAM_WR, M_L2HIT, M_GMMA_PIPE, M_HMMA_PIPE, M_SM_TP, M_TIME, NULL };
+static const char *const set_compute[] = { M_TENSOR_PIPE, M_GMMA_INST, M_HMMA_INST, M_SM_TP, M_TIME, NULL };
+static const char *const set_all[] = { M_LD, M_ST, M_GMMA, M_LDGSTS, M_WAVES, M_INST, M_DRAM_RD,
+    M_DRAM_WR, M_L2HIT, M_TENSOR_PIPE, M_GMMA_INST, M_HMMA_INST, M_SM_TP, M_TIME, NULL };
 
 const char *const *tb_counters_set(const char *name)
 {

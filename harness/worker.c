@@ -313,6 +313,7 @@ typedef struct vstate {
     int energy_launches;
     double first_wall_ms;   /* device-synchronised wall time of the last validated launch */
     double est_wall_ms;     /* ... of the first one */
+    double last_event_ms;   /* event time of the last validated launch */
 } vstate;
 
 static double gemm_flops(const tb_gemm *g)
@@ -439,6 +440,7 @@ static int validated_launch(worker *w, vstate *vs, int trial, tb_val_result *vr,
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     *launch_ms = f;
+    vs->last_event_ms = f;
     if (tb_validate_check(&w->g, &w->vb, w->dist, w->s, vr, msg, sizeof msg) != TB_OK)
         return cuda_crash(m, "validation failed to run", msg) ? 2 : 1;
     return 0;
@@ -601,7 +603,8 @@ static int ensure_sets(worker *w, char *msg, size_t len)
 static int prepare_timing(worker *w, vstate *vs)
 {
     char msg[TB_MSG_LEN];
-    double est = vs->m.first_launch_ms;
+    /* the last validated launch: the first one pays for lazy module loading (cuBLASLt) */
+    double est = fmin(vs->m.first_launch_ms, vs->last_event_ms);
     /* a kernel is short only if its device-synchronised wall time is short too: work a
      * variant hides on another stream is not captured into a graph, and would not be timed */
     int short_kernel = est < TB_GRAPH_BELOW_MS && vs->first_wall_ms < TB_GRAPH_BELOW_MS + 0.1;

@@ -9,11 +9,17 @@
  *   {"problem": {...}, "variants": [{"name","file","index"}...], "device": 0,
  *    "device_uuid": "GPU-...", "seed": 1, "init": "uniform"|"normal",
  *    "metrics": ["raw__metric.sum", "a|b", "banks", ...]}     (set names are expanded)
- * The records (to out_fd):
- *   {"type":"ready","chip":"GH100"|"","counters":true|false,"reason":...}
- *   per variant {"type":"begin","variant":NAME,"phase":"counters"}, then
+ * The records (to out_fd), in two phases:
+ *   {"type":"ready"} once the GPU and the buffers are set up;
+ *   phase 1, per variant: {"type":"begin","variant":NAME,"phase":"resources"}: load, supports,
+ *     setup, workspace, one launch with the activity API recording its kernels;
+ *   {"type":"counters","available":true|false,"chip":"GH100","passes_needed":N | "reason"}:
+ *     the profiler initialised (only now: the activity API and the profiler are kept apart);
+ *   phase 2, per variant still standing: {"type":"begin","variant":NAME,"phase":"counters"},
+ *     the counter passes, teardown;
+ *   per variant, at the end of its last phase:
  *   {"type":"metrics","variant":NAME,"status":"ok"|"unsupported"|"error"|"crashed",
- *    "reason":"..." (unless ok), "passes":N, "kernels":K, "range":"auto"|"user",
+ *    "reason":"..." (unless ok), "passes":N, "kernels":K, "range":"auto", "chip":"GH100",
  *    "metrics":[{"name","value","unit","available":true} |
  *               {"name","unit","available":false,"reason"}...],
  *    "resources":[{"name","grid":[3],"block":[3],"cluster":[3],"regs","static_smem",
@@ -21,6 +27,9 @@
  *    "resources_error":"..." (only when they could not be read)}
  *   {"type":"done"} at the end; {"type":"fatal","error"} when the job cannot run;
  *   {"type":"lost","error"} before exiting when the CUDA context is lost.
+ * Every variant set up in phase 1 stays set up (workspace allocated) until its phase 2.
+ * A metric's name is the alternative the chip has ("a|b" resolved); in the records of
+ * variants that never reached phase 2 it is the name as the job gave it.
  * Counters that are unavailable (another profiler such as ncu, no permission, a metric the
  * chip lacks) never end the job: every metric is reported "available": false with the reason.
  *
@@ -259,29 +268,32 @@ static int context_ok(void)
 
 /* ---- the record -------------------------------------------------------------------------- */
 
-typedef struct wc_result {
+/* One variant through both phases. */
+typedef struct wc_state {
+    const wc_variant *jv;
+    wc_launch l;
     const char *status;          /* ok | unsupported | error | crashed */
     char reason[TB_TEXT_LEN];
+    int alive;                   /* set up, launched once, waiting for its counters */
     double values[TB_COUNTERS_MAX_METRICS];
     int have_values;
     char metrics_why[TB_TEXT_LEN];   /* why no metric has a value, when none has */
     int passes, kernels;
     tb_kernel_res res[WC_MAX_KERNELS];
-    int nres;                    /* -1: resources not read */
-    char res_why[TB_TEXT_LEN];
-} wc_result;
+    int nres;
+    char res_why[TB_TEXT_LEN];   /* why the resources are missing, "" when read */
+} wc_state;
 
 static cJSON *json_int3(const int *v)
 {
     return cJSON_CreateIntArray(v, 3);
 }
 
-static void send_metrics(const wc_job *j, const wc_variant *v, const tb_counters *c,
-                         const wc_result *r)
+static void send_metrics(const wc_job *j, const tb_counters *c, const wc_state *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "metrics");
-    cJSON_AddStringToObject(o, "variant", v->name);
+    cJSON_AddStringToObject(o, "variant", r->jv->name);
     cJSON_AddStringToObject(o, "status", r->status);
     if (strcmp(r->status, "ok") != 0) cJSON_AddStringToObject(o, "reason", r->reason);
     cJSON_AddNumberToObject(o, "passes", r->passes);
@@ -323,17 +335,45 @@ static void send_metrics(const wc_job *j, const wc_variant *v, const tb_counters
     wc_send(o);
 }
 
-/* ---- one variant ------------------------------------------------------------------------- */
+static void send_begin(const wc_variant *jv, const char *phase)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "begin");
+    cJSON_AddStringToObject(o, "variant", jv->name);
+    cJSON_AddStringToObject(o, "phase", phase);
+    wc_send(o);
+}
 
-/* Returns 1 when the context was lost (the caller ends the process after the record). */
-static int run_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s, const wc_bufs *b,
-                       tb_counters **cp, char *cwhy, size_t cwhy_len, wc_result *r)
+static void release(wc_state *r)
+{
+    if (r->l.state && r->l.v && r->l.v->teardown) r->l.v->teardown(r->l.state);
+    if (r->l.ws) cudaFree(r->l.ws);
+    r->l.state = r->l.ws = NULL;
+    r->alive = 0;
+}
+
+/* The record of a variant whose counters never come, then the end of the process when the
+ * context is gone. */
+static void finish_early(const wc_job *j, wc_state *r, int lost)
+{
+    send_metrics(j, NULL, r);
+    if (lost) {
+        wc_simple("lost", "error", r->reason);
+        _exit(3);
+    }
+}
+
+/* ---- phase 1: load, set up, one launch with its resources --------------------------------- */
+
+/* Returns 1 when the variant is ready for its counters; 0 when its record is final (sent). */
+static int prepare_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s, const wc_bufs *b,
+                           wc_state *r)
 {
     char msg[TB_MSG_LEN];
     tb_lib *lib = NULL;
     const tb_variant *v = NULL;
+    r->jv = jv;
     r->status = "error";
-    r->nres = 0;
     int rc = tb_lib_open(jv->file, &lib, msg, sizeof msg);
     if (rc == TB_OK) rc = tb_lib_variant(lib, (uint32_t)jv->index, &v, msg, sizeof msg);
     if (rc == TB_OK && (!v || strcmp(v->name, jv->name) != 0)) {
@@ -341,60 +381,68 @@ static int run_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s, co
         snprintf(msg, sizeof msg, "'%.300s' index %d is no longer '%.127s'", jv->file, jv->index, jv->name);
     }
     tb_lib_free(lib);
-    if (rc != TB_OK) { snprintf(r->reason, sizeof r->reason, "%s", msg); return 0; }
+    if (rc != TB_OK) {
+        snprintf(r->reason, sizeof r->reason, "%s", msg);
+        snprintf(r->metrics_why, sizeof r->metrics_why, "the variant could not be loaded");
+        finish_early(j, r, 0);
+        return 0;
+    }
 
-    wc_launch l;
-    memset(&l, 0, sizeof l);
-    l.v = v;
-    l.prob.struct_size = sizeof l.prob;
-    l.prob.op = TB_OP_GEMM;
-    l.prob.gemm = j->g;
-    l.io.struct_size = sizeof l.io;
-    l.io.in[0] = b->a;
-    l.io.in[1] = b->b;
-    l.io.in[2] = j->g.beta != 0.0 ? b->c : NULL;
-    l.io.out[0] = b->d;
-    l.s = s;
-    l.vname = jv->name;
-    snprintf(l.shape, sizeof l.shape, "%lldx%lldx%lld", (long long)j->g.m, (long long)j->g.n,
+    wc_launch *l = &r->l;
+    l->v = v;
+    l->prob.struct_size = sizeof l->prob;
+    l->prob.op = TB_OP_GEMM;
+    l->prob.gemm = j->g;
+    l->io.struct_size = sizeof l->io;
+    l->io.in[0] = b->a;
+    l->io.in[1] = b->b;
+    l->io.in[2] = j->g.beta != 0.0 ? b->c : NULL;
+    l->io.out[0] = b->d;
+    l->s = s;
+    l->vname = jv->name;
+    snprintf(l->shape, sizeof l->shape, "%lldx%lldx%lld", (long long)j->g.m, (long long)j->g.n,
              (long long)j->g.k);
-    l.flush_buf = b->flush;
-    l.flush_bytes = b->flush_bytes;
-    l.sink = b->sink;
+    l->flush_buf = b->flush;
+    l->flush_bytes = b->flush_bytes;
+    l->sink = b->sink;
 
     if (v->supports) {
         char why[256] = "";
-        if (!v->supports(&l.prob, why, sizeof why)) {
+        if (!v->supports(&l->prob, why, sizeof why)) {
             r->status = "unsupported";
             snprintf(r->reason, sizeof r->reason, "%s", why[0] ? why : "not supported");
             snprintf(r->metrics_why, sizeof r->metrics_why, "the variant does not support the problem");
+            finish_early(j, r, 0);
             return 0;
         }
     }
     if (v->setup) {
         char sm[256] = "";
-        if (v->setup(&l.prob, (tb_stream)s, &l.state, sm, sizeof sm) != 0) {
+        if (v->setup(&l->prob, (tb_stream)s, &l->state, sm, sizeof sm) != 0) {
+            l->state = NULL;
             snprintf(r->reason, sizeof r->reason, "setup failed: %s", sm[0] ? sm : "(no message)");
             snprintf(r->metrics_why, sizeof r->metrics_why, "the variant's setup failed");
-            return !context_ok();
+            finish_early(j, r, !context_ok());
+            return 0;
         }
     }
-    int lost = 0;
-    l.ws_bytes = v->workspace_size ? v->workspace_size(&l.prob) : 0;
-    if (l.ws_bytes && cudaMalloc(&l.ws, l.ws_bytes) != cudaSuccess) {
+    l->ws_bytes = v->workspace_size ? v->workspace_size(&l->prob) : 0;
+    if (l->ws_bytes && cudaMalloc(&l->ws, l->ws_bytes) != cudaSuccess) {
         cudaGetLastError();
-        l.ws = NULL;
-        snprintf(r->reason, sizeof r->reason, "cannot allocate %zu workspace bytes", l.ws_bytes);
+        l->ws = NULL;
+        snprintf(r->reason, sizeof r->reason, "cannot allocate %zu workspace bytes", l->ws_bytes);
         snprintf(r->metrics_why, sizeof r->metrics_why, "no workspace");
-        goto done;
+        release(r);
+        finish_early(j, r, 0);
+        return 0;
     }
 
-    /* resources: one launch, recorded by the activity API */
+    /* one launch, recorded by the activity API (inside the NVTX range, even when the activity
+     * API is unavailable, so that ncu --nvtx-include finds exactly this launch) */
     cudaCtxResetPersistingL2Cache();
     cudaGetLastError();
     int res_on = tb_resources_start(r->res_why, sizeof r->res_why) == TB_OK;
-    if (!res_on) r->nres = -1;
-    int lrc = wc_launch_fn(&l);
+    int lrc = wc_launch_fn(l);
     cudaError_t ce = cudaDeviceSynchronize();
     if (ce == cudaSuccess) ce = cudaGetLastError();
     if (res_on) {
@@ -408,49 +456,63 @@ static int run_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s, co
         if (lrc) snprintf(r->reason, sizeof r->reason, "launch returned %d", lrc);
         else snprintf(r->reason, sizeof r->reason, "kernel failed: %s", cudaGetErrorString(ce));
         snprintf(r->metrics_why, sizeof r->metrics_why, "the launch failed");
-        lost = !context_ok();
-        goto done;
+        int lost = !context_ok();
+        if (!lost) release(r);
+        finish_early(j, r, lost);
+        return 0;
     }
-
-    /* counters: the same launch, replayed with a flush before every pass */
     r->status = "ok";
-    if (!*cp) {
-        snprintf(r->metrics_why, sizeof r->metrics_why, "%s", cwhy);
-        goto done;
-    }
-    rc = tb_counters_collect(*cp, wc_launch_fn, wc_prepare_fn, &l, r->values, &r->passes, msg,
-                             sizeof msg);
-    if (rc == TB_OK) {
-        r->have_values = 1;
-        r->kernels = tb_counters_kernels(*cp);
-    } else if (rc == TB_ENOGPU) {
-        /* the counters went away (another profiler attached, permissions): not again */
-        snprintf(cwhy, cwhy_len, "%s", msg);
-        snprintf(r->metrics_why, sizeof r->metrics_why, "%s", msg);
-        tb_counters_close(*cp);
-        *cp = NULL;
-    } else if (rc == TB_EWORKER) {
-        r->status = "crashed";
-        snprintf(r->reason, sizeof r->reason, "%s", msg);
-        snprintf(r->metrics_why, sizeof r->metrics_why, "the launch failed during the counter passes");
-        lost = !context_ok();
-    } else {
-        snprintf(r->metrics_why, sizeof r->metrics_why, "%s", msg);
-        if (!context_ok()) {
-            r->status = "crashed";
-            snprintf(r->reason, sizeof r->reason, "%s", msg);
-            lost = 1;
-        }
-    }
-done:
-    if (!lost) {
-        if (l.state && v->teardown) v->teardown(l.state);
-        if (l.ws) cudaFree(l.ws);
-    }
-    return lost;
+    r->alive = 1;
+    return 1;
 }
 
-/* ---- the mode ---------------------------------------------------------------------------- */
+/* ---- phase 2: the counters ---------------------------------------------------------------- */
+
+/* Collect r's counters (when c is open), release it and send its record. */
+static void count_variant(const wc_job *j, wc_state *r, tb_counters **cp, char *cwhy, size_t cwhy_len)
+{
+    char msg[TB_MSG_LEN];
+    int lost = 0, gone = 0;
+    if (!*cp) {
+        snprintf(r->metrics_why, sizeof r->metrics_why, "%s", cwhy);
+    } else {
+        int rc = tb_counters_collect(*cp, wc_launch_fn, wc_prepare_fn, &r->l, r->values, &r->passes,
+                                     msg, sizeof msg);
+        if (rc == TB_OK) {
+            r->have_values = 1;
+            r->kernels = tb_counters_kernels(*cp);
+        } else if (rc == TB_ENOGPU) {
+            /* the counters went away (a profiler attached, permissions): not again */
+            gone = 1;
+            snprintf(cwhy, cwhy_len, "%s", msg);
+            snprintf(r->metrics_why, sizeof r->metrics_why, "%s", msg);
+        } else if (rc == TB_EWORKER) {
+            r->status = "crashed";
+            snprintf(r->reason, sizeof r->reason, "%s", msg);
+            snprintf(r->metrics_why, sizeof r->metrics_why, "the launch failed during the counter passes");
+            lost = !context_ok();
+        } else {
+            snprintf(r->metrics_why, sizeof r->metrics_why, "%s", msg);
+            if (!context_ok()) {
+                r->status = "crashed";
+                snprintf(r->reason, sizeof r->reason, "%s", msg);
+                lost = 1;
+            }
+        }
+    }
+    if (!lost) release(r);
+    send_metrics(j, *cp, r);
+    if (gone) {
+        tb_counters_close(*cp);
+        *cp = NULL;
+    }
+    if (lost) {
+        wc_simple("lost", "error", r->reason);
+        _exit(3);
+    }
+}
+
+/* ---- the mode ----------------------------------------------------------------------------- */
 
 int tb_worker_counters(int out_fd)
 {
@@ -485,44 +547,41 @@ int tb_worker_counters(int out_fd)
     cudaGetLastError();
     wc_bufs b;
     memset(&b, 0, sizeof b);
-    if (alloc_bufs(&j, s, &b, msg, sizeof msg) != TB_OK) {
-        wc_simple("fatal", "error", msg);
+    wc_state *st = calloc((size_t)(j.nv ? j.nv : 1), sizeof *st);
+    if (!st || alloc_bufs(&j, s, &b, msg, sizeof msg) != TB_OK) {
+        wc_simple("fatal", "error", st ? msg : "out of memory");
         return 2;
     }
+    wc_simple("ready", NULL, NULL);
 
-    /* counters are optional: without them every metric is reported unavailable */
+    /* phase 1: every variant set up and launched once, its resources read through the
+     * activity API, before the profiler is initialised (the two are kept apart in time) */
+    for (int i = 0; i < j.nv; i++) {
+        send_begin(&j.vs[i], "resources");
+        prepare_variant(&j, &j.vs[i], s, &b, &st[i]);
+    }
+
+    /* phase 2: the counters. Unavailable counters are not a failure: every metric is then
+     * reported unavailable with the reason */
     tb_counters *c = NULL;
     char cwhy[TB_MSG_LEN] = "";
     if (tb_counters_open(j.device, (const char *const *)j.metrics, &c, cwhy, sizeof cwhy) != TB_OK)
         c = NULL;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "ready");
+    cJSON_AddStringToObject(o, "type", "counters");
     cJSON_AddStringToObject(o, "chip", c ? tb_counters_chip(c) : "");
-    cJSON_AddBoolToObject(o, "counters", c != NULL);
+    cJSON_AddBoolToObject(o, "available", c != NULL);
     if (c) cJSON_AddNumberToObject(o, "passes_needed", tb_counters_passes_needed(c));
     else cJSON_AddStringToObject(o, "reason", cwhy);
     wc_send(o);
-
-    wc_result *r = malloc(sizeof *r);
-    if (!r) { wc_simple("fatal", "error", "out of memory"); return 2; }
     for (int i = 0; i < j.nv; i++) {
-        cJSON *bo = cJSON_CreateObject();
-        cJSON_AddStringToObject(bo, "type", "begin");
-        cJSON_AddStringToObject(bo, "variant", j.vs[i].name);
-        cJSON_AddStringToObject(bo, "phase", "counters");
-        wc_send(bo);
-        memset(r, 0, sizeof *r);
-        int lost = run_variant(&j, &j.vs[i], s, &b, &c, cwhy, sizeof cwhy, r);
-        /* metrics of a variant that did not run have no counters handle to name them */
-        send_metrics(&j, &j.vs[i], c, r);
-        if (lost) {
-            wc_simple("lost", "error", r->reason);
-            _exit(3);
-        }
+        if (!st[i].alive) continue;
+        send_begin(&j.vs[i], "counters");
+        count_variant(&j, &st[i], &c, cwhy, sizeof cwhy);
     }
     wc_simple("done", NULL, NULL);
-    free(r);
     tb_counters_close(c);
+    free(st);
     free_bufs(&b);
     cudaStreamDestroy(s);
     for (int i = 0; i < j.nm; i++) free(j.metrics[i]);

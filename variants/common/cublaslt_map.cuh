@@ -1,0 +1,147 @@
+/* cublaslt_map.cuh - a tilebench GEMM described to cuBLASLt, shared by the cuBLASLt variants.
+ *
+ * Owns the mapping of a tilebench GEMM onto cuBLASLt's column-major world (the same one
+ * variants/cublaslt/cublaslt.cu writes out): cuBLASLt computes D = op(X) op(Y) + C on
+ * column-major matrices. A row-major D (m x n, ldd) is a column-major n x m matrix holding
+ * D^T, so for D ROW it computes D^T = B^T A^T (X = B, Y = A); for D COL it computes D = A B
+ * (X = A, Y = B). Each operand gets the transpose its storage needs (see operand()). C must
+ * share D's layout: cuBLASLt cannot transpose C; with beta == 0 C is described (and passed)
+ * as D. Also here: one line describing a chosen algorithm. Everything is static or inline;
+ * it includes only gemm_common.cuh and cublasLt.h.
+ */
+#ifndef TB_VARIANTS_CUBLASLT_MAP_CUH
+#define TB_VARIANTS_CUBLASLT_MAP_CUH
+
+#include "gemm_common.cuh"
+
+#include <cublasLt.h>
+
+namespace tbv {
+
+/* The matmul descriptor and the four layouts of one problem. Zero-initialise, fill with
+ * lt_map_create(), release with lt_map_destroy() (which accepts a partly built map). */
+struct lt_map {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t lx, ly, lc, ld;
+    bool d_row;     /* X = B, Y = A (computing D^T) */
+};
+
+/* Describe stored matrix S (rows x cols in our terms, layout l) as the column-major operand
+ * op(S') of cuBLASLt that equals S when want_t is 0 and S^T when it is 1. A ROW matrix is
+ * S^T in column-major storage, a COL matrix S itself. */
+static inline void lt_operand(tb_layout l, int64_t rows, int64_t cols, int want_t,
+                              uint64_t *lrows, uint64_t *lcols, cublasOperation_t *op)
+{
+    const int stored_t = l == TB_LAYOUT_ROW;   /* column-major storage holds S^T */
+    if (stored_t) { *lrows = (uint64_t)cols; *lcols = (uint64_t)rows; }
+    else { *lrows = (uint64_t)rows; *lcols = (uint64_t)cols; }
+    *op = stored_t != want_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+/* The problems the mapping covers (beyond bf16_gemm_ok): C in D's layout, batch < 2^31. */
+static inline int lt_map_supports(const tb_gemm *g, char *why, size_t len)
+{
+    if (g->beta != 0.0 && g->c_layout != g->d_layout)
+        return no(why, len, "c and d must share one layout (cublaslt cannot transpose c)");
+    if (g->batch > INT32_MAX) return no(why, len, "batch above 2^31-1");
+    return 1;
+}
+
+static inline void lt_map_destroy(lt_map *m)
+{
+    if (m->ld) cublasLtMatrixLayoutDestroy(m->ld);
+    if (m->lc) cublasLtMatrixLayoutDestroy(m->lc);
+    if (m->ly) cublasLtMatrixLayoutDestroy(m->ly);
+    if (m->lx) cublasLtMatrixLayoutDestroy(m->lx);
+    if (m->op) cublasLtMatmulDescDestroy(m->op);
+    m->ld = m->lc = m->ly = m->lx = NULL;
+    m->op = NULL;
+}
+
+static inline cublasStatus_t lt_set_batch(cublasLtMatrixLayout_t l, int32_t count, int64_t stride)
+{
+    cublasStatus_t st = cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                         &count, sizeof count);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    return cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                            &stride, sizeof stride);
+}
+
+/* Fill m for g (BF16 in and out, FP32 compute). Returns CUBLAS_STATUS_SUCCESS, or the first
+ * failure with the failing call's name in *what; m is then partly built (destroy it). */
+static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const char **what)
+{
+    uint64_t xr, xc, yr, yc;
+    cublasOperation_t opx, opy;
+    int64_t xld, yld, xs, ys;
+    const int32_t batch = (int32_t)g->batch;
+    cublasStatus_t st;
+    m->d_row = g->d_layout == TB_LAYOUT_ROW;
+    /* D ROW: n x m column-major result = B^T (n x k) * A^T (k x m).
+     * D COL: m x n column-major result = A (m x k) * B (k x n). */
+    if (m->d_row) {
+        lt_operand(g->b_layout, g->k, g->n, 1, &xr, &xc, &opx);
+        lt_operand(g->a_layout, g->m, g->k, 1, &yr, &yc, &opy);
+        xld = g->ldb; yld = g->lda; xs = g->stride_b; ys = g->stride_a;
+    } else {
+        lt_operand(g->a_layout, g->m, g->k, 0, &xr, &xc, &opx);
+        lt_operand(g->b_layout, g->k, g->n, 0, &yr, &yc, &opy);
+        xld = g->lda; yld = g->ldb; xs = g->stride_a; ys = g->stride_b;
+    }
+    const uint64_t dr = (uint64_t)(m->d_row ? g->n : g->m);
+    const uint64_t dc = (uint64_t)(m->d_row ? g->m : g->n);
+#define TBV_LT_TRY(call) do { st = (call); if (st != CUBLAS_STATUS_SUCCESS) { \
+        if (what) *what = #call; return st; } } while (0)
+    TBV_LT_TRY(cublasLtMatmulDescCreate(&m->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    TBV_LT_TRY(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSA, &opx, sizeof opx));
+    TBV_LT_TRY(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSB, &opy, sizeof opy));
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->lx, CUDA_R_16BF, xr, xc, xld));
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->ly, CUDA_R_16BF, yr, yc, yld));
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->ld, CUDA_R_16BF, dr, dc, g->ldd));
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->lc, CUDA_R_16BF, dr, dc,
+                                          g->beta != 0.0 ? g->ldc : g->ldd));
+    if (batch > 1) {
+        TBV_LT_TRY(lt_set_batch(m->lx, batch, xs));
+        TBV_LT_TRY(lt_set_batch(m->ly, batch, ys));
+        TBV_LT_TRY(lt_set_batch(m->lc, batch, g->beta != 0.0 ? g->stride_c : g->stride_d));
+        TBV_LT_TRY(lt_set_batch(m->ld, batch, g->stride_d));
+    }
+#undef TBV_LT_TRY
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* The X and Y operands of one launch, in the map's order. */
+static inline void lt_map_operands(const lt_map *m, const tb_buffers *io, const void **x,
+                                   const void **y)
+{
+    *x = m->d_row ? io->in[1] : io->in[0];
+    *y = m->d_row ? io->in[0] : io->in[1];
+}
+
+/* "algo=.. tile=.. stages=.. ..." for algorithm al (its heuristic's workspace and waves). */
+static inline void lt_algo_describe(const cublasLtMatmulAlgo_t *al, size_t workspace,
+                                    float waves, char *buf, size_t len)
+{
+    int32_t id = -1, splitk = 0;
+    uint32_t tile = 0, stages = 0, red = 0, swizzle = 0, custom = 0;
+    uint16_t inner = 0, cluster = 0;
+    size_t w;
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &red, sizeof red, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom, sizeof custom, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &inner, sizeof inner, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(al, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster, &w);
+    snprintf(buf, len,
+             "algo=%d tile=%u stages=%u splitk=%d reduction=%u swizzle=%u custom=%u inner=%u "
+             "cluster=%u workspace=%zu waves=%.2f",
+             (int)id, tile, stages, (int)splitk, red, swizzle, custom, (unsigned)inner,
+             (unsigned)cluster, workspace, (double)waves);
+}
+
+} // namespace tbv
+
+#endif /* TB_VARIANTS_CUBLASLT_MAP_CUH */

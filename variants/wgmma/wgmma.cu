@@ -1,0 +1,809 @@
+/* wgmma.cu - wgmma: the Hopper GEMM family (sm_90a), one templated source for the whole grid.
+ *
+ * D = alpha * A * B + beta * C, BF16 in, FP32 accumulation, BF16 out, layout "tn": A is
+ * m x k row-major (k contiguous, lda), B is stored n x k (k contiguous, ldb), C and D are
+ * row-major (ldc, ldd). Batch 1 only.
+ *
+ * One CTA = three warpgroups (384 threads) and a persistent loop over output tiles:
+ *  - warpgroup 0, the producer, gives registers back (setmaxnreg.dec to 40) and one thread
+ *    streams k-blocks of 64 through a STAGES-deep shared-memory ring with TMA
+ *    (cp.async.bulk.tensor, 128-byte swizzle). Each slot has a "full" mbarrier (the producer
+ *    arms it with the slot's byte count; the copy engine completes it) and an "empty"
+ *    mbarrier (the consumers arrive when their MMAs no longer read the slot).
+ *  - warpgroups 1 and 2, the consumers, take registers (setmaxnreg.inc to 232) and issue
+ *    wgmma.mma_async straight from the swizzled slots, one commit group per k-block with one
+ *    group left in flight (the slot of k-block kb-1 is released once kb's MMAs are queued).
+ *    Schedule "cooperative": both consumers work on one TILE_M x TILE_N tile, each on its
+ *    own TILE_M/2 rows. Schedule "pingpong": the consumers take alternate tiles (each a
+ *    whole TILE_M x TILE_N tile) and an ordered pair of named barriers lets only one of them
+ *    run its main loop at a time, so that one's epilogue overlaps the other's MMAs.
+ *  - the epilogue: accumulators * alpha (+ beta * C, read from global memory when beta != 0)
+ *    are packed to BF16 and written with stmatrix into a staging buffer per consumer, 64
+ *    columns (128 bytes) wide, in the same 128-byte swizzle the TMA store reads (so the eight
+ *    16-byte rows of each stmatrix phase land in eight different bank groups), then one thread
+ *    stores the chunk with a TMA store (which clips at m and n). Two buffers per consumer when
+ *    they fit (64-row consumers), so a chunk's stmatrix overlaps the previous chunk's store.
+ *    The bank-conflict control (TB_EPI_CONFLICT=1) keeps the buffer unswizzled: its 128-byte
+ *    row pitch sends all eight rows of a phase to the same four banks (8-way conflicts).
+ *  - clusters of 2 CTAs (2x1: along m, sharing the B tile; 1x2: along n, sharing the A tile):
+ *    each CTA loads half of the shared operand and multicasts it to both (.multicast::cluster),
+ *    and every consumer releases a slot in both CTAs (remote mbarrier arrive), because the
+ *    peer's next multicast writes into this CTA's slot too.
+ *  - the tile scheduler: cluster tile t = cluster id, + number of clusters, ... ; raster "m"
+ *    walks down m inside bands of SWIZZLE tile rows (the bands then follow along n), raster
+ *    "n" walks along n inside bands of SWIZZLE tile columns. SWIZZLE counts tiles.
+ *
+ * Edges: TMA loads fill out-of-bounds rows and k-columns with zeros (so any m, n, k works),
+ * TMA stores clip. What TMA cannot describe, a row pitch that is not a multiple of 16 bytes
+ * (lda, ldb or ldd not a multiple of 8), is refused in supports().
+ *
+ * Host side: setup() finds cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion
+ * (no libcuda link), sets the kernel's shared memory and sizes the persistent grid. The
+ * tensor maps hold the buffers' addresses, which only launch() sees: launch() encodes them
+ * (host-only arithmetic, no allocation, no synchronisation) when the pointers differ from the
+ * last launch's, and passes them as a __grid_constant__ kernel parameter.
+ *
+ * CMake defines, one library per grid point (see CMakeLists.txt): TB_TILE_M, TB_TILE_N,
+ * TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
+ * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control).
+ */
+#include "../common/gemm_common.cuh"
+
+#include <cuda.h>           /* CUtensorMap and its enums: types only, libcuda is not linked */
+#include <cudaTypedefs.h>   /* PFN_cuTensorMapEncodeTiled */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(TB_TILE_M) || !defined(TB_TILE_N) || !defined(TB_STAGES) ||                  \
+    !defined(TB_CLUSTER_M) || !defined(TB_CLUSTER_N) || !defined(TB_PINGPONG) ||          \
+    !defined(TB_RASTER_N) || !defined(TB_SWIZZLE)
+#error "wgmma.cu needs TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG, TB_RASTER_N and TB_SWIZZLE"
+#endif
+#ifndef TB_EPI_CONFLICT
+#define TB_EPI_CONFLICT 0
+#endif
+
+namespace {
+
+template <int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int SW_, int EC_>
+struct config {
+    static constexpr int TILE_M = TM_, TILE_N = TN_, BK = 64, STAGES = STAGES_;
+    static constexpr int CM = CM_, CN = CN_, CSIZE = CM_ * CN_;
+    static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ != 0, CONFLICT = EC_ != 0;
+    static constexpr int SWIZZLE = SW_;
+    static constexpr int THREADS = 384;                 /* producer + 2 consumer warpgroups */
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+    static constexpr int WG_M = PINGPONG ? TILE_M : TILE_M / 2;  /* rows one consumer owns */
+    static constexpr int MI = WG_M / 64;                /* m64 wgmmas per k16 step */
+    static constexpr int ACC = TILE_N / 2;              /* f32 accumulators per m64 block */
+    static constexpr int ROW_BYTES = BK * 2;            /* one 128-byte swizzled row */
+    static constexpr int STAGE_A = TILE_M * ROW_BYTES, STAGE_B = TILE_N * ROW_BYTES;
+    static constexpr int STAGE_BYTES = STAGE_A + STAGE_B;
+    /* Rows of the shared operand each CTA of a cluster loads and multicasts. */
+    static constexpr int A_LOAD_ROWS = TILE_M / CN, B_LOAD_ROWS = TILE_N / CM;
+    static constexpr int CHUNKS = TILE_N / 64;          /* 64-column epilogue chunks */
+    static constexpr int EPI_BUF = WG_M * 128;          /* one chunk of one consumer */
+    static constexpr int EPI_BUFS = WG_M == 64 ? 2 : 1; /* per consumer */
+    static constexpr int EPI_BYTES = 2 * EPI_BUFS * EPI_BUF;
+    static constexpr int EMPTY_ARRIVALS = (PINGPONG ? 1 : 2) * CSIZE;
+    /* 1024 bytes of slack to align the ring to the 1024-byte swizzle atom, then the ring,
+     * the epilogue buffers and the mbarriers. */
+    static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + EPI_BYTES + 16 * STAGES;
+
+    static_assert(TILE_N == 128 || TILE_N == 256, "tile_n must be 128 or 256");
+    static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows");
+    static_assert(MI * ACC <= 128, "at most 128 accumulators per consumer thread");
+    static_assert(STAGES >= 2, "the ring needs at least 2 stages");
+    static_assert(CSIZE == 1 || CSIZE == 2, "clusters of 1 or 2 CTAs (1x1, 2x1, 1x2)");
+    static_assert(A_LOAD_ROWS % 8 == 0 && B_LOAD_ROWS % 8 == 0 && A_LOAD_ROWS <= 256 &&
+                  B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
+    static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
+    static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
+    static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
+};
+
+using cfg = config<TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG,
+                   TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT>;
+
+/* The kernel's one parameter, passed as __grid_constant__ so the tensor maps stay in
+ * parameter space, where TMA reads them. */
+struct kparams {                    /* 64-byte aligned through CUtensorMap */
+    CUtensorMap a, b, d;            /* A (k x m boxes), B (k x n), D (n x m) */
+    const __nv_bfloat16 *c;         /* NULL when beta == 0 */
+    int64_t ldc;
+    float alpha, beta;
+    int m, n, k_iters;
+    int ctiles_m, ctiles_n;         /* the tile grid in cluster tiles (CM x CN tiles each) */
+    int num_ctiles;
+    int band;                       /* raster band width in cluster tiles */
+};
+
+/* ---- PTX wrappers ----------------------------------------------------------------------- */
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ uint32_t cluster_ctarank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync_all()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void fence_mbar_init()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n"
+                 "}\n" :: "r"(bar), "r"(parity) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 :: "r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
+}
+
+/* Arrive on the mbarrier at the same shared offset in CTA `cta` of this cluster. */
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta)
+{
+    asm volatile("{\n"
+                 ".reg .b32 ra;\n"
+                 "mapa.shared::cluster.u32 ra, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n"
+                 "}\n" :: "r"(bar), "r"(cta) : "memory");
+}
+
+__device__ __forceinline__ void tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"((uint64_t)map) : "memory");
+}
+
+/* Box at (x = k or column, y = row) of `map` into this CTA's shared memory at dst. */
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
+                                         int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(dst), "l"((uint64_t)map), "r"(bar), "r"(x), "r"(y) : "memory");
+}
+
+/* The same box into dst of every CTA in `mask`, completing each one's mbarrier at bar. */
+__device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorMap *map,
+                                                   uint32_t bar, int x, int y, uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n"
+                 :: "r"(dst), "l"((uint64_t)map), "r"(bar), "r"(x), "r"(y), "h"(mask)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store(const CUtensorMap *map, uint32_t src, int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n"
+                 :: "l"((uint64_t)map), "r"(src), "r"(x), "r"(y) : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" :: "n"(N) : "memory");
+}
+
+__device__ __forceinline__ void bulk_wait_all()
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void bar_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" :: "r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" :: "r"(id), "r"(threads) : "memory");
+}
+
+template <int R>
+__device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(R));
+}
+
+template <int R>
+__device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(R));
+}
+
+__device__ __forceinline__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1,
+                                            uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :: "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
+
+/* wgmma shared-memory matrix descriptor of a K-major tile stored as the TMA writes it with
+ * the 128-byte swizzle: rows of 128 bytes, 8-row (1024-byte) swizzle atoms one after the
+ * other. Start address >> 4 in bits 0-13, leading byte offset (unused for swizzled K-major;
+ * 1) in 16-29, stride byte offset (1024 >> 4, from one 8-row group to the next) in 32-45,
+ * layout type 1 (128-byte swizzle) in 62-63. A k16 step inside the 64-wide k-block is +32
+ * bytes of start address (+2 in the descriptor). */
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) |
+           ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
+{
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+/* ---- wgmma instructions (m64nNk16, bf16 in, f32 accumulators) ---------------------- */
+
+/* D[64 x 256] (+)= A[64 x 16] * B[16 x 256]: both operands from shared memory (K-major,
+ * 128-byte swizzle), 128 f32 accumulators per thread; scale_d = 0 overwrites D. */
+[[maybe_unused]] __device__ __forceinline__ void wgmma_n256(float (&d)[128], uint64_t da, uint64_t db, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D[64 x 128] (+)= A[64 x 16] * B[16 x 128]: both operands from shared memory (K-major,
+ * 128-byte swizzle), 64 f32 accumulators per thread; scale_d = 0 overwrites D. */
+[[maybe_unused]] __device__ __forceinline__ void wgmma_n128(float (&d)[64], uint64_t da, uint64_t db, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* ---- the kernel ------------------------------------------------------------------------- */
+
+/* Named barriers (0 is __syncthreads): 2 + c, one consumer warpgroup's 128 threads; 4 + c,
+ * pingpong's "consumer c may run its main loop" (256 threads: c syncs, the other arrives). */
+constexpr int BAR_WG = 2, BAR_ORDER = 4;
+
+/* Cluster tile t -> (row, column) in the grid of cluster tiles: see the raster note above. */
+__device__ __forceinline__ void cluster_tile(const kparams &p, int t, int &ctm, int &ctn)
+{
+    if (!cfg::RASTER_N) {
+        const int per_band = p.band * p.ctiles_n;
+        const int band = t / per_band, first = band * p.band;
+        const int rows = min(p.band, p.ctiles_m - first);
+        const int w = t - band * per_band;
+        ctm = first + w % rows;
+        ctn = w / rows;
+    } else {
+        const int per_band = p.band * p.ctiles_m;
+        const int band = t / per_band, first = band * p.band;
+        const int cols = min(p.band, p.ctiles_n - first);
+        const int w = t - band * per_band;
+        ctn = first + w % cols;
+        ctm = w / cols;
+    }
+}
+
+/* v0, v1 (D at row, col and col + 1) += beta * C there; outside m or n adds nothing. */
+__device__ __forceinline__ void add_c(const kparams &p, int row, int col, float &v0, float &v1)
+{
+    if (row >= p.m || col >= p.n) return;
+    const __nv_bfloat16 *c = p.c + (int64_t)row * p.ldc + col;
+    if (col + 1 < p.n && ((uintptr_t)c & 3u) == 0) {
+        const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(c));
+        v0 = fmaf(p.beta, f.x, v0);
+        v1 = fmaf(p.beta, f.y, v1);
+    } else {
+        v0 = fmaf(p.beta, __bfloat162float(c[0]), v0);
+        if (col + 1 < p.n) v1 = fmaf(p.beta, __bfloat162float(c[1]), v1);
+    }
+}
+
+/* One consumer's epilogue: its WG_M x TILE_N block at (m0, n0), 64 columns at a time,
+ * through its staging buffers (ebuf) and TMA stores issued by its thread 0. echunk counts
+ * the chunks this consumer has staged, to pick the buffer and keep the bulk groups paired
+ * with it. */
+__device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cfg::MI][cfg::ACC],
+                                         uint32_t ebuf, int m0, int n0, int cw, int wtid,
+                                         uint32_t &echunk)
+{
+    if (m0 >= p.m) return;                  /* a cluster's padding tile: nothing to store */
+    const int warp = wtid >> 5, lane = wtid & 31;
+    const int q = lane >> 3;                /* the 8x8 matrix this lane addresses */
+    const int srow = warp * 16 + (q & 1) * 8 + (lane & 7);   /* its row, m64 block 0 */
+    const int frow = m0 + warp * 16 + (lane >> 2);           /* fragment row, for C */
+    const bool has_c = p.beta != 0.f;
+#pragma unroll
+    for (int ch = 0; ch < cfg::CHUNKS; ch++) {
+        if (n0 + ch * 64 >= p.n) break;     /* uniform over the warpgroup */
+        const uint32_t buf = ebuf + (echunk % cfg::EPI_BUFS) * cfg::EPI_BUF;
+        /* The store that last read this buffer must be done reading it. */
+        if (wtid == 0) bulk_wait_read<cfg::EPI_BUFS - 1>();
+        bar_sync(BAR_WG + cw, 128);
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++) {
+#pragma unroll
+            for (int gp = 0; gp < 4; gp++) {
+                const int g = ch * 8 + gp * 2;  /* the first of two 8-column groups */
+                float v[8];
+#pragma unroll
+                for (int r = 0; r < 4; r++) {
+                    v[r] = acc[mi][g * 4 + r] * p.alpha;
+                    v[4 + r] = acc[mi][(g + 1) * 4 + r] * p.alpha;
+                }
+                if (has_c) {
+                    const int col = n0 + g * 8 + 2 * (lane & 3);
+                    const int row = frow + mi * 64;
+                    add_c(p, row, col, v[0], v[1]);
+                    add_c(p, row + 8, col, v[2], v[3]);
+                    add_c(p, row, col + 8, v[4], v[5]);
+                    add_c(p, row + 8, col + 8, v[6], v[7]);
+                }
+                const int row = mi * 64 + srow;
+                const int cidx = gp * 2 + (q >> 1);     /* 16-byte column chunk, 0..7 */
+                const int phys = cfg::CONFLICT ? cidx : (cidx ^ (row & 7));
+                stmatrix_x4(buf + (uint32_t)(row * 128 + phys * 16), pack_bf16(v[0], v[1]),
+                            pack_bf16(v[2], v[3]), pack_bf16(v[4], v[5]), pack_bf16(v[6], v[7]));
+            }
+        }
+        fence_proxy_async();                /* make the stmatrix writes visible to TMA */
+        bar_sync(BAR_WG + cw, 128);
+        if (wtid == 0) {
+            tma_store(&p.d, buf, n0 + ch * 64, m0);
+            bulk_commit();
+        }
+        echunk++;
+    }
+}
+
+/* One k16 step of one m64 block: the accumulator count picks the instruction's n. */
+template <int N>
+__device__ __forceinline__ void mma_k16(float (&acc)[N], uint64_t da, uint64_t db, int scale_d)
+{
+    if constexpr (N == 128) wgmma_n256(acc, da, db, scale_d);
+    else wgmma_n128(acc, da, db, scale_d);
+}
+
+__global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_constant__ kparams p)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t sA = base;
+    const uint32_t sB = sA + cfg::STAGES * cfg::STAGE_A;
+    const uint32_t sE = sB + cfg::STAGES * cfg::STAGE_B;
+    const uint32_t full = sE + cfg::EPI_BYTES;      /* STAGES mbarriers of 8 bytes */
+    const uint32_t empty = full + 8 * cfg::STAGES;
+
+    const int wg = threadIdx.x >> 7, wtid = threadIdx.x & 127;
+    const uint32_t crank = cfg::CSIZE > 1 ? cluster_ctarank() : 0;
+    const int rank_m = cfg::CM > 1 ? (int)crank : 0, rank_n = cfg::CN > 1 ? (int)crank : 0;
+    const int cid = blockIdx.x / cfg::CSIZE, ncl = gridDim.x / cfg::CSIZE;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < cfg::STAGES; s++) {
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, cfg::EMPTY_ARRIVALS);
+        }
+        fence_mbar_init();
+    }
+    if (cfg::CSIZE > 1) cluster_sync_all();
+    else __syncthreads();
+
+    if (wg == 0) {
+        /* ---- producer ---- */
+        setmaxnreg_dec<cfg::PRODUCER_REGS>();
+        if (wtid == 0) {
+            tma_prefetch(&p.a);
+            tma_prefetch(&p.b);
+            uint32_t slot = 0, phase = 0;
+            for (int t = cid; t < p.num_ctiles; t += ncl) {
+                int ctm, ctn;
+                cluster_tile(p, t, ctm, ctn);
+                const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
+                const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+                for (int kb = 0; kb < p.k_iters; kb++) {
+                    mbar_wait(empty + 8 * slot, phase ^ 1u);
+                    const uint32_t fb = full + 8 * slot;
+                    mbar_expect_tx(fb, cfg::STAGE_BYTES);
+                    const uint32_t a_dst = sA + slot * cfg::STAGE_A;
+                    const uint32_t b_dst = sB + slot * cfg::STAGE_B;
+                    if (cfg::CN > 1)
+                        tma_load_multicast(a_dst + rank_n * cfg::A_LOAD_ROWS * cfg::ROW_BYTES, &p.a,
+                                           fb, kb * cfg::BK, m0 + rank_n * cfg::A_LOAD_ROWS,
+                                           (uint16_t)((1u << cfg::CSIZE) - 1));
+                    else
+                        tma_load(a_dst, &p.a, fb, kb * cfg::BK, m0);
+                    if (cfg::CM > 1)
+                        tma_load_multicast(b_dst + rank_m * cfg::B_LOAD_ROWS * cfg::ROW_BYTES, &p.b,
+                                           fb, kb * cfg::BK, n0 + rank_m * cfg::B_LOAD_ROWS,
+                                           (uint16_t)((1u << cfg::CSIZE) - 1));
+                    else
+                        tma_load(b_dst, &p.b, fb, kb * cfg::BK, n0);
+                    if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+                }
+            }
+        }
+    } else {
+        /* ---- consumers ---- */
+        setmaxnreg_inc<cfg::CONSUMER_REGS>();
+        const int cw = wg - 1;
+        const uint64_t da0 = smem_desc(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
+        const uint64_t db0 = smem_desc(sB);
+        const uint32_t ebuf = sE + cw * cfg::EPI_BUFS * cfg::EPI_BUF;
+        float acc[cfg::MI][cfg::ACC];
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+            for (int i = 0; i < cfg::ACC; i++) acc[mi][i] = 0.f;
+
+        /* Give slot s back to the producers of every CTA in the cluster. */
+        auto release = [&](uint32_t s) {
+            if (cfg::CSIZE == 1) {
+                if (wtid == 0) mbar_arrive(empty + 8 * s);
+            } else {
+                if (wtid < cfg::CSIZE) mbar_arrive_cluster(empty + 8 * s, (uint32_t)wtid);
+            }
+        };
+
+        uint32_t echunk = 0;
+        const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;
+        int j = 0;                          /* this CTA's tile count: the ring position */
+        for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
+            if (cfg::PINGPONG && (j & 1) != cw) continue;
+            int ctm, ctn;
+            cluster_tile(p, t, ctm, ctn);
+            const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M + (cfg::PINGPONG ? 0 : cw * cfg::WG_M);
+            const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+            /* Tiles are loaded in order, k_iters slots each: tile j starts at j * k_iters. */
+            const uint32_t it = (uint32_t)j * (uint32_t)p.k_iters;
+            uint32_t slot = it % cfg::STAGES, phase = (it / cfg::STAGES) & 1u, prev = 0;
+            if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
+            for (int kb = 0; kb < p.k_iters; kb++) {
+                mbar_wait(full + 8 * slot, phase);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; kk++) {
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++) {
+                        const uint64_t da = da0 + (uint64_t)((slot * cfg::STAGE_A + mi * 64 * cfg::ROW_BYTES + kk * 32) >> 4);
+                        const uint64_t db = db0 + (uint64_t)((slot * cfg::STAGE_B + kk * 32) >> 4);
+                        mma_k16(acc[mi], da, db, (kb | kk) != 0);
+                    }
+                }
+                wgmma_commit();
+                if (kb > 0) {
+                    wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
+                    release(prev);
+                }
+                prev = slot;
+                if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+            }
+            /* Pingpong: the other consumer's main loop may start behind these MMAs. */
+            if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
+            wgmma_wait<0>();
+            release(prev);
+            epilogue(p, acc, ebuf, m0, n0, cw, wtid, echunk);
+        }
+        if (wtid == 0) bulk_wait_all();
+    }
+    /* No CTA may leave while its peer can still arrive on its barriers. */
+    if (cfg::CSIZE > 1) cluster_sync_all();
+}
+
+/* ---- the host side ---------------------------------------------------------------------- */
+
+PFN_cuTensorMapEncodeTiled_v12000 g_encode;
+
+/* Find cuTensorMapEncodeTiled in the driver the runtime already loaded. */
+int find_encode(char *msg, size_t len)
+{
+    if (g_encode) return 0;
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                           cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+        snprintf(msg, len, "cuTensorMapEncodeTiled not found in the driver: %s",
+                 cudaGetErrorString(e));
+        return 1;
+    }
+    g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    return 0;
+}
+
+/* A 2-D BF16 tensor map: `inner` contiguous elements per row, `outer` rows ld elements
+ * apart, boxes of box_inner x box_outer. Out-of-bounds elements load as zero. */
+CUresult encode_2d(CUtensorMap *map, const void *ptr, int64_t inner, int64_t outer, int64_t ld,
+                   uint32_t box_inner, uint32_t box_outer, CUtensorMapSwizzle swizzle)
+{
+    const cuuint64_t dims[2] = { (cuuint64_t)inner, (cuuint64_t)outer };
+    const cuuint64_t strides[1] = { (cuuint64_t)ld * 2 };
+    const cuuint32_t box[2] = { box_inner, box_outer };
+    const cuuint32_t estr[2] = { 1, 1 };
+    return g_encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void *>(ptr), dims,
+                    strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+struct wg_state {
+    kparams p;                      /* the kernel parameter, maps included */
+    const void *a, *b;              /* the buffers the maps were encoded for */
+    void *d;
+    int64_t m, n, k, lda, ldb, ldd;
+    int grid, clusters, sms, max_clusters;
+};
+
+int wg_supports(const tb_problem *p, char *why, size_t len)
+{
+    if (!tbv::bf16_gemm_ok(p, why, len)) return 0;
+    const tb_gemm *g = &p->gemm;
+    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
+        return tbv::no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
+    if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
+        return tbv::no(why, len, "c must be row-major");
+    if (g->batch != 1) return tbv::no(why, len, "batch 1 only");
+    if (g->lda % 8 != 0 || g->ldb % 8 != 0)
+        return tbv::no(why, len, "row pitch of a or b not a multiple of 16 bytes (lda, ldb must "
+                                 "be multiples of 8): TMA cannot describe it");
+    if (g->ldd % 8 != 0)
+        return tbv::no(why, len, "row pitch of d not a multiple of 16 bytes (ldd must be a "
+                                 "multiple of 8): TMA cannot describe it");
+    if (g->m > INT_MAX - 512 || g->n > INT_MAX - 512 || g->k > INT_MAX - 64)
+        return tbv::no(why, len, "m, n and k must be below 2^31 - 512");
+    const int64_t tiles_m = (g->m + cfg::TILE_M * cfg::CM - 1) / (cfg::TILE_M * cfg::CM) * cfg::CM;
+    const int64_t tiles_n = (g->n + cfg::TILE_N * cfg::CN - 1) / (cfg::TILE_N * cfg::CN) * cfg::CN;
+    const int64_t k_iters = (g->k + 63) / 64;
+    if (tiles_m * tiles_n * k_iters >= ((int64_t)1 << 31))
+        return tbv::no(why, len, "too many tiles times k-blocks for 32-bit ring counters");
+    return 1;
+}
+
+void wg_teardown(void *state)
+{
+    free(state);
+}
+
+int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, size_t len)
+{
+    (void)stream;
+    *state = NULL;
+    const tb_gemm *g = &p->gemm;
+    if (find_encode(msg, len)) return 1;
+    cudaError_t e = cudaFuncSetAttribute(wgmma_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         cfg::SMEM);
+    int dev = 0, sms = 0;
+    if (e == cudaSuccess) e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) {
+        snprintf(msg, len, "kernel set-up failed (%d bytes of shared memory): %s", cfg::SMEM,
+                 cudaGetErrorString(e));
+        return 1;
+    }
+    int max_clusters = sms;         /* one CTA per SM: the smem and 384 threads see to it */
+    if (cfg::CSIZE > 1) {
+        cudaLaunchConfig_t lc = {};
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = cfg::CSIZE;
+        at[0].val.clusterDim.y = 1;
+        at[0].val.clusterDim.z = 1;
+        lc.gridDim = dim3((unsigned)(sms / cfg::CSIZE * cfg::CSIZE), 1, 1);
+        lc.blockDim = dim3(cfg::THREADS, 1, 1);
+        lc.dynamicSmemBytes = cfg::SMEM;
+        lc.attrs = at;
+        lc.numAttrs = 1;
+        e = cudaOccupancyMaxActiveClusters(&max_clusters, wgmma_gemm, &lc);
+        if (e != cudaSuccess || max_clusters < 1) {
+            snprintf(msg, len, "no cluster of %d CTAs fits: %s", cfg::CSIZE,
+                     e != cudaSuccess ? cudaGetErrorString(e) : "0 active clusters");
+            return 1;
+        }
+    }
+    wg_state *s = (wg_state *)calloc(1, sizeof *s);
+    if (!s) { snprintf(msg, len, "out of memory"); return 1; }
+    s->m = g->m; s->n = g->n; s->k = g->k;
+    s->lda = g->lda; s->ldb = g->ldb; s->ldd = g->ldd;
+    kparams &k = s->p;
+    k.m = (int)g->m;
+    k.n = (int)g->n;
+    k.k_iters = (int)((g->k + 63) / 64);
+    k.ctiles_m = (int)((g->m + cfg::TILE_M * cfg::CM - 1) / (cfg::TILE_M * cfg::CM));
+    k.ctiles_n = (int)((g->n + cfg::TILE_N * cfg::CN - 1) / (cfg::TILE_N * cfg::CN));
+    k.num_ctiles = k.ctiles_m * k.ctiles_n;
+    const int per = cfg::RASTER_N ? cfg::CN : cfg::CM;
+    k.band = cfg::SWIZZLE / per > 1 ? cfg::SWIZZLE / per : 1;
+    k.alpha = (float)g->alpha;
+    k.beta = (float)g->beta;
+    k.ldc = g->ldc;
+    s->sms = sms;
+    s->max_clusters = max_clusters;
+    s->clusters = k.num_ctiles < max_clusters ? k.num_ctiles : max_clusters;
+    s->grid = s->clusters * cfg::CSIZE;
+    *state = s;
+    return 0;
+}
+
+int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *workspace,
+              size_t workspace_bytes, tb_stream stream)
+{
+    (void)workspace; (void)workspace_bytes;
+    wg_state *s = (wg_state *)state;
+    if (!s || !g_encode) return (int)cudaErrorNotReady;
+    const tb_gemm *g = &p->gemm;
+    if (io->in[0] != s->a || io->in[1] != s->b || io->out[0] != s->d) {
+        CUresult r = encode_2d(&s->p.a, io->in[0], s->k, s->m, s->lda, 64, cfg::A_LOAD_ROWS,
+                               CU_TENSOR_MAP_SWIZZLE_128B);
+        if (r == CUDA_SUCCESS)
+            r = encode_2d(&s->p.b, io->in[1], s->k, s->n, s->ldb, 64, cfg::B_LOAD_ROWS,
+                          CU_TENSOR_MAP_SWIZZLE_128B);
+        if (r == CUDA_SUCCESS)
+            r = encode_2d(&s->p.d, io->out[0], s->n, s->m, s->ldd, 64, cfg::WG_M,
+                          cfg::CONFLICT ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B);
+        if (r != CUDA_SUCCESS) {
+            s->a = s->b = NULL;
+            s->d = NULL;
+            return 1000 + (int)r;   /* a driver error, kept apart from runtime codes */
+        }
+        s->a = io->in[0];
+        s->b = io->in[1];
+        s->d = io->out[0];
+    }
+    s->p.c = g->beta != 0.0 ? (const __nv_bfloat16 *)io->in[2] : NULL;
+    s->p.alpha = (float)g->alpha;
+    s->p.beta = (float)g->beta;
+    if (cfg::CSIZE == 1) {
+        wgmma_gemm<<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
+        return tbv::last_launch_error();
+    }
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = cfg::CSIZE;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    lc.gridDim = dim3((unsigned)s->grid, 1, 1);
+    lc.blockDim = dim3(cfg::THREADS, 1, 1);
+    lc.dynamicSmemBytes = cfg::SMEM;
+    lc.stream = (cudaStream_t)stream;
+    lc.attrs = at;
+    lc.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&lc, wgmma_gemm, s->p);
+    return e != cudaSuccess ? (int)e : tbv::last_launch_error();
+}
+
+int wg_describe(void *state, char *buf, size_t len)
+{
+    const wg_state *s = (const wg_state *)state;
+    if (!s || !buf || !len) return 1;
+    snprintf(buf, len,
+             "ctas=%d clusters=%d/%d tiles=%dx%d k_blocks=%d band=%d smem=%d regs=%d/%d",
+             s->grid, s->clusters, s->max_clusters, s->p.ctiles_m * cfg::CM,
+             s->p.ctiles_n * cfg::CN, s->p.k_iters, s->p.band, cfg::SMEM, cfg::PRODUCER_REGS,
+             cfg::CONSUMER_REGS);
+    return 0;
+}
+
+const tb_param wg_params[] = {
+    TB_PARAM_STR("dtype", "bf16"),
+    TB_PARAM_INT("tile_m", cfg::TILE_M),
+    TB_PARAM_INT("tile_n", cfg::TILE_N),
+    TB_PARAM_INT("tile_k", cfg::BK),
+    TB_PARAM_INT("cluster_m", cfg::CM),
+    TB_PARAM_INT("cluster_n", cfg::CN),
+    TB_PARAM_INT("stages", cfg::STAGES),
+    TB_PARAM_STR("schedule", cfg::PINGPONG ? "pingpong" : "cooperative"),
+    TB_PARAM_STR("raster", cfg::RASTER_N ? "n" : "m"),
+    TB_PARAM_INT("swizzle", cfg::SWIZZLE),
+#if TB_EPI_CONFLICT
+    TB_PARAM_STR("epilogue", "conflict"),
+#endif
+    TB_PARAM_STR("layout", "tn"),
+    TB_PARAM_END
+};
+
+char wg_name[128];
+
+const tb_variant wg_variant = {
+    TB_VARIANT_ABI_VERSION, sizeof(tb_variant), wg_name, "wgmma", wg_params, TB_SASS,
+    wg_supports, NULL, wg_launch, wg_setup, wg_teardown, wg_describe, NULL
+};
+
+} // namespace
+
+TBV_SINGLE_VARIANT_QUERY(wg_variant, wg_name, "wgmma", wg_params)
