@@ -50,7 +50,7 @@ static void help(void)
 "                      row-major / B row-major, n = column-major); C and D row-major\n"
 "  --pad N             add N elements to every leading dimension (default 0)\n"
 "measurement (docs/method.md):\n"
-"  --method M          auto (default: graph below 0.2 ms per launch, else cold), cold or\n"
+"  --method M          auto (default: graph below 0.1 ms per launch, else cold), cold or\n"
 "                      graph; the figure records which method produced it\n"
 "  --l2 cold|hot       cold (default): flush / rotate inputs; hot: reuse one set, no flush\n"
 "  --stop SPEC         stopping criterion: stdrel (default) or fixed, with parameters, e.g.\n"
@@ -60,6 +60,7 @@ static void help(void)
 "  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
 "  --warmup N          launches before sampling (default 3)\n"
 "  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
+"  --no-energy         skip the 0.25 s energy burst per measurement (joules per launch)\n"
 "  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
@@ -81,7 +82,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[64], *inc[64], *exc[64], *shp[64];
@@ -230,6 +231,7 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddStringToObject(o, "method", s->method);
     cJSON_AddStringToObject(o, "l2", s->l2);
     cJSON_AddNumberToObject(o, "profile", s->profile);
+    cJSON_AddNumberToObject(o, "no_energy", s->no_energy);
     cJSON_AddNumberToObject(o, "pad", s->pad);
     char *r = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -274,6 +276,7 @@ static int options_from_json(const char *js, sweep_cli *c)
     snprintf(s->method, sizeof s->method, "%s", tb_json_str(o, "method", "auto"));
     snprintf(s->l2, sizeof s->l2, "%s", tb_json_str(o, "l2", "cold"));
     s->profile = (int)tb_json_num(o, "profile", 0);
+    s->no_energy = (int)tb_json_num(o, "no_energy", 0);
     cJSON_Delete(o);
     return 0;
 }
@@ -295,7 +298,8 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
         { "sanitize", optional_argument, 0, O_SANITIZE },
         { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
-        { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE }, { "quiet", no_argument, 0, O_QUIET },
+        { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
+        { "no-energy", no_argument, 0, O_NOENERGY }, { "quiet", no_argument, 0, O_QUIET },
         { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
         { 0, 0, 0, 0 } };
     int ch;
@@ -353,6 +357,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             snprintf(c->o.l2, sizeof c->o.l2, "%s", optarg);
             break;
         case O_PROFILE: c->o.profile = 1; break;
+        case O_NOENERGY: c->o.no_energy = 1; break;
         case O_SANITIZE:
             if (optarg && strcmp(optarg, "memcheck") && strcmp(optarg, "racecheck"))
                 return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);

@@ -145,6 +145,7 @@ static cJSON *job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalo
     cJSON_AddStringToObject(j, "method", o->method);
     cJSON_AddStringToObject(j, "l2", o->l2);
     cJSON_AddNumberToObject(j, "profile", o->profile);
+    cJSON_AddNumberToObject(j, "energy", !o->no_energy);
     cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {

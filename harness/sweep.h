@@ -36,6 +36,7 @@ typedef struct tb_sweep_opts {
     char   method[8];         /* auto | cold | graph */
     char   l2[8];             /* cold | hot */
     int    profile;           /* 1: no blocking kernel (for profilers) */
+    int    no_energy;         /* 1: skip the energy burst */
 } tb_sweep_opts;
 
 void tb_sweep_opts_default(tb_sweep_opts *o);

@@ -40,6 +40,24 @@ done
       "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
   done; } > "$out/sass.txt" 2>&1
 
+# every shipped variant on every shape of square, llm and odd it supports: validation is the
+# point here (three trials each), so few samples and no energy burst
+s=$(date +%s)
+"$TB" sweep --shapes square,llm,odd --stop fixed:samples=3 --no-energy --no-progress --quiet \
+    --db "$out/sets.db" 2> "$out/sets.log"; src=$?
+swall=$(( $(date +%s) - s ))
+"$TB" export --db "$out/sets.db" --format csv --output "$out/sets.csv" 2>/dev/null
+sets_summary=$(/usr/bin/python3 - "$out/sets.csv" <<'PYEOF'
+import csv, sys, collections
+rows = list(csv.DictReader(open(sys.argv[1])))
+c = collections.Counter((r["status"], r["disposition"]) for r in rows)
+bad = [r for r in rows if r["status"] != "unsupported" and not (r["status"] == "ok" and r["disposition"] == "passed")]
+print(f"{len(rows)} measurements: " + ", ".join(f"{k[0]}/{k[1]} {v}" for k, v in sorted(c.items())))
+for r in bad[:20]: print(f"  NOT PASSED {r['variant']} {r['m']}x{r['n']}x{r['k']}: {r['status']}/{r['disposition']} {r['rule']} {r['reason'][:100]}")
+sys.exit(1 if bad else 0)
+PYEOF
+); setsrc=$?
+
 # the default sweep (README's first command), timed
 s=$(date +%s)
 "$TB" sweep --db "$out/default.db" --no-progress --quiet 2> "$out/default.log"; drc=$?
@@ -56,6 +74,8 @@ echo
 echo "== summary: commit $commit | $gpu"
 for t in "${tests[@]}"; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
 echo "   default sweep: exit $drc in $dwall s"
+echo "   square+llm+odd validation sweep: exit $src in $swall s; $sets_summary"
 fail=0; for t in "${tests[@]}"; do [[ ${res[$t]} == passed* ]] || fail=1; done
 [ $drc = 0 ] || fail=1
+[ $src = 0 ] && [ $setsrc = 0 ] || fail=1
 exit $fail

@@ -9,7 +9,7 @@ db="$tmp/zoo.db"
     --filter 'zoo_crash' --filter 'zoo_illegal' --filter 'zoo_hang' --filter 'zoo_exit' \
     --filter 'zoo_abort' --filter 'zoo_wrong' --filter 'zoo_zeros' --filter 'zoo_slowsetup_fail' \
     --filter 'zoo_unsupported' --filter 'zoo_nosass' --filter cublaslt --filter 'simt_*' \
-    --shapes 256x512x256,320x200x136 --timeout 3 --max-time 0.2 --no-progress --db "$db" \
+    --shapes 256x512x256,320x200x136 --timeout 3 --max-time 0.5 --no-progress --db "$db" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"

@@ -63,6 +63,19 @@
 #ifndef TB_EPI_CONFLICT
 #define TB_EPI_CONFLICT 0
 #endif
+/* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
+ * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
+ * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
+ * TB_EXP_MAXCTAS caps the persistent grid. */
+#ifndef TB_EXP_WAIT0
+#define TB_EXP_WAIT0 0
+#endif
+#ifndef TB_EXP_L2PROMO
+#define TB_EXP_L2PROMO 256
+#endif
+#ifndef TB_EXP_MAXCTAS
+#define TB_EXP_MAXCTAS 0
+#endif
 
 namespace {
 
@@ -176,7 +189,7 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta)
     asm volatile("{\n"
                  ".reg .b32 ra;\n"
                  "mapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n"
                  "}\n" :: "r"(bar), "r"(cta) : "memory");
 }
 
@@ -278,14 +291,16 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
 
 /* wgmma shared-memory matrix descriptor of a K-major tile stored as the TMA writes it with
  * the 128-byte swizzle: rows of 128 bytes, 8-row (1024-byte) swizzle atoms one after the
- * other. Start address >> 4 in bits 0-13, leading byte offset (unused for swizzled K-major;
- * 1) in 16-29, stride byte offset (1024 >> 4, from one 8-row group to the next) in 32-45,
- * layout type 1 (128-byte swizzle) in 62-63. A k16 step inside the 64-wide k-block is +32
- * bytes of start address (+2 in the descriptor). */
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr)
+ * other. Low word: start address >> 4 in bits 0-13, leading byte offset (unused for swizzled
+ * K-major; 1) in bits 16-29. High word (DESC_HI): stride byte offset 1024 >> 4 (from one
+ * 8-row group to the next) in bits 32-45, layout type 1 (128-byte swizzle) in bits 62-63.
+ * Kept as 32-bit words so that stepping through slots and k16 steps (+32 bytes of start
+ * address, +2 in the low word) is plain 32-bit adds; the high word is a constant. */
+constexpr uint32_t DESC_HI = (1024u >> 4) | (1u << 30);
+
+__device__ __forceinline__ uint32_t desc_lo(uint32_t addr)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) |
-           ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+    return ((addr & 0x3FFFFu) >> 4) | (1u << 16);
 }
 
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
@@ -296,12 +311,16 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
 
 /* ---- wgmma instructions (m64nNk16, bf16 in, f32 accumulators) ---------------------- */
 
-/* D[64 x 256] (+)= A[64 x 16] * B[16 x 256]: both operands from shared memory (K-major,
- * 128-byte swizzle), 128 f32 accumulators per thread; scale_d = 0 overwrites D. */
-[[maybe_unused]] __device__ __forceinline__ void wgmma_n256(float (&d)[128], uint64_t da, uint64_t db, int scale_d)
+/* D[64 x 256] (+)= A[64 x 16] * B[16 x 256], both operands from shared memory; da and db are
+ * the low words of the descriptors (see desc_lo()), the high word is DESC_HI; 128 f32
+ * accumulators per thread; scale_d = 0 overwrites D. */
+[[maybe_unused]] __device__ __forceinline__ void wgmma_n256(float (&d)[128], uint32_t da, uint32_t db, int scale_d)
 {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "{\n.reg .pred p;\n.reg .b64 da, db;\n"
+        "setp.ne.b32 p, %130, 0;\n"
+        "mov.b64 da, {%128, %131};\n"
+        "mov.b64 db, {%129, %131};\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
@@ -311,7 +330,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        "}, da, db, p, 1, 1, 0, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -328,21 +347,25 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(scale_d));
+        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI));
 }
 
-/* D[64 x 128] (+)= A[64 x 16] * B[16 x 128]: both operands from shared memory (K-major,
- * 128-byte swizzle), 64 f32 accumulators per thread; scale_d = 0 overwrites D. */
-[[maybe_unused]] __device__ __forceinline__ void wgmma_n128(float (&d)[64], uint64_t da, uint64_t db, int scale_d)
+/* D[64 x 128] (+)= A[64 x 16] * B[16 x 128], both operands from shared memory; da and db are
+ * the low words of the descriptors (see desc_lo()), the high word is DESC_HI; 64 f32
+ * accumulators per thread; scale_d = 0 overwrites D. */
+[[maybe_unused]] __device__ __forceinline__ void wgmma_n128(float (&d)[64], uint32_t da, uint32_t db, int scale_d)
 {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "{\n.reg .pred p;\n.reg .b64 da, db;\n"
+        "setp.ne.b32 p, %66, 0;\n"
+        "mov.b64 da, {%64, %67};\n"
+        "mov.b64 db, {%65, %67};\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        "}, da, db, p, 1, 1, 0, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -351,7 +374,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db), "r"(scale_d));
+        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI));
 }
 
 /* ---- the kernel ------------------------------------------------------------------------- */
@@ -454,7 +477,7 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
 
 /* One k16 step of one m64 block: the accumulator count picks the instruction's n. */
 template <int N>
-__device__ __forceinline__ void mma_k16(float (&acc)[N], uint64_t da, uint64_t db, int scale_d)
+__device__ __forceinline__ void mma_k16(float (&acc)[N], uint32_t da, uint32_t db, int scale_d)
 {
     if constexpr (N == 128) wgmma_n256(acc, da, db, scale_d);
     else wgmma_n128(acc, da, db, scale_d);
@@ -523,8 +546,8 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
         /* ---- consumers ---- */
         setmaxnreg_inc<cfg::CONSUMER_REGS>();
         const int cw = wg - 1;
-        const uint64_t da0 = smem_desc(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
-        const uint64_t db0 = smem_desc(sB);
+        const uint32_t da0 = desc_lo(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
+        const uint32_t db0 = desc_lo(sB);
         const uint32_t ebuf = sE + cw * cfg::EPI_BUFS * cfg::EPI_BUF;
         float acc[cfg::MI][cfg::ACC];
 #pragma unroll
@@ -556,28 +579,34 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
             if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
             for (int kb = 0; kb < p.k_iters; kb++) {
                 mbar_wait(full + 8 * slot, phase);
+                const uint32_t da = da0 + slot * (cfg::STAGE_A >> 4);
+                const uint32_t db = db0 + slot * (cfg::STAGE_B >> 4);
                 wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < 4; kk++) {
 #pragma unroll
                     for (int mi = 0; mi < cfg::MI; mi++) {
-                        const uint64_t da = da0 + (uint64_t)((slot * cfg::STAGE_A + mi * 64 * cfg::ROW_BYTES + kk * 32) >> 4);
-                        const uint64_t db = db0 + (uint64_t)((slot * cfg::STAGE_B + kk * 32) >> 4);
-                        mma_k16(acc[mi], da, db, (kb | kk) != 0);
+                        mma_k16(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * 32) >> 4),
+                                db + (uint32_t)((kk * 32) >> 4), (kb | kk) != 0);
                     }
                 }
                 wgmma_commit();
+#if TB_EXP_WAIT0
+                wgmma_wait<0>();
+                release(slot);
+#else
                 if (kb > 0) {
                     wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
                     release(prev);
                 }
+#endif
                 prev = slot;
                 if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
             }
             /* Pingpong: the other consumer's main loop may start behind these MMAs. */
             if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
             wgmma_wait<0>();
-            release(prev);
+            if (!TB_EXP_WAIT0) release(prev);
             epilogue(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
         if (wtid == 0) bulk_wait_all();
@@ -618,7 +647,10 @@ CUresult encode_2d(CUtensorMap *map, const void *ptr, int64_t inner, int64_t out
     const cuuint32_t estr[2] = { 1, 1 };
     return g_encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void *>(ptr), dims,
                     strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    TB_EXP_L2PROMO == 0 ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                    : TB_EXP_L2PROMO == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                            : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
 struct wg_state {
@@ -676,6 +708,7 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
         return 1;
     }
     int max_clusters = sms;         /* one CTA per SM: the smem and 384 threads see to it */
+    if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS < sms) max_clusters = TB_EXP_MAXCTAS;
     if (cfg::CSIZE > 1) {
         cudaLaunchConfig_t lc = {};
         cudaLaunchAttribute at[1];
@@ -689,6 +722,8 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
         lc.attrs = at;
         lc.numAttrs = 1;
         e = cudaOccupancyMaxActiveClusters(&max_clusters, wgmma_gemm, &lc);
+        if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS / cfg::CSIZE < max_clusters)
+            max_clusters = TB_EXP_MAXCTAS / cfg::CSIZE;
         if (e != cudaSuccess || max_clusters < 1) {
             snprintf(msg, len, "no cluster of %d CTAs fits: %s", cfg::CSIZE,
                      e != cudaSuccess ? cudaGetErrorString(e) : "0 active clusters");
@@ -792,6 +827,9 @@ const tb_param wg_params[] = {
     TB_PARAM_INT("swizzle", cfg::SWIZZLE),
 #if TB_EPI_CONFLICT
     TB_PARAM_STR("epilogue", "conflict"),
+#endif
+#ifdef TB_EXP_NAME
+    TB_PARAM_STR("exp", TB_EXP_NAME),
 #endif
     TB_PARAM_STR("layout", "tn"),
     TB_PARAM_END
