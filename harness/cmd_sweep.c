@@ -60,7 +60,7 @@ static void help(void)
 "  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
 "  --warmup N          launches before sampling (default 3)\n"
 "  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
-"  --no-energy         skip the 0.25 s energy burst per measurement (joules per launch)\n"
+"  --no-energy         skip the 1 s energy burst per measurement (joules per launch)\n"
 "  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"

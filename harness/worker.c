@@ -815,8 +815,10 @@ static void lost_exit(worker *w, vstate *vs)
     _exit(3);
 }
 
-/* Energy of back-to-back launches (no flush) for about 0.25 s: NVML's total-energy counter
- * is coarse, so the window is long. Joules per launch and average power. */
+/* Energy of back-to-back launches (no flush) for about 1 s: NVML's total-energy counter is
+ * coarse (a 0.25 s window gave 513-976 W averages under a 700 W cap on the H100), so the
+ * window is long. Joules per launch and average power. */
+#define TB_ENERGY_WINDOW_MS 1000.0
 static void measure_energy(worker *w, vstate *vs)
 {
     unsigned long long e0, e1;
@@ -824,7 +826,7 @@ static void measure_energy(worker *w, vstate *vs)
     if (!w->nvml || tb_nvml_energy_mj(w->nvml, &e0) != TB_OK) return;
     double med = tb_stats_median(vs->ms, vs->n);
     if (!(med > 0)) return;
-    int n = (int)ceil(250.0 / med);
+    int n = (int)ceil(TB_ENERGY_WINDOW_MS / med);
     if (n > 100000) n = 100000;
     if (n < 1) n = 1;
     struct timespec a, b;
