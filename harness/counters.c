@@ -48,7 +48,7 @@ struct tb_counters {
     char *given[TB_COUNTERS_MAX_METRICS];
     char name[TB_COUNTERS_MAX_METRICS][160];      /* resolved alternative, or as given */
     int slot[TB_COUNTERS_MAX_METRICS];            /* index into coll, -1 unavailable */
-    char why[TB_COUNTERS_MAX_METRICS][224];
+    char why[TB_COUNTERS_MAX_METRICS][512];
     const char *coll[TB_COUNTERS_MAX_METRICS + 1];   /* collected names (+ the duration) */
     int ncoll, dur_slot;
     uint8_t *avail_img;

@@ -18,8 +18,11 @@
  * (tb_counters_name() says which). A metric the chip lacks is not an error: it is marked
  * unavailable with the reason (tb_counters_available()) and its value is NaN.
  *
- * One tb_counters per process at a time; the CUDA device must be current (cudaSetDevice) and
- * its primary context created (cudaFree(0)) before tb_counters_open().
+ * One tb_counters per process at a time. tb_counters_open() makes `device` current
+ * (cudaSetDevice, cudaFree(0)) and profiles its primary context, where the caller's launches
+ * must go. Keep the activity API (resources.c) apart in time: the worker reads resources
+ * before it opens the counters. No libcuda link is needed (driver entry points come through
+ * the runtime), so a program using this starts on a machine without a driver.
  */
 #ifndef TB_COUNTERS_H
 #define TB_COUNTERS_H
@@ -41,10 +44,11 @@ typedef struct tb_counters tb_counters;
  * "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") on CUDA device `device`.
  * TB_OK and *out set when at least one metric can be collected. Otherwise *out is NULL and:
  *   TB_ENOGPU  counters are unavailable here, msg says why and names the CUPTI error:
- *              another subscriber (ncu, nsys: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
+ *              another subscriber (ncu: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
  *              no permission (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), a device the profiler does
- *              not support (vGPU, confidential computing, ...), or a chip that has none of
- *              the metrics (each named);
+ *              not support (vGPU, MIG, confidential computing, ...: what
+ *              cuptiProfilerDeviceSupported says is appended), or a chip that has none of the
+ *              metrics (each named);
  *   TB_EUSAGE  the list is empty or longer than TB_COUNTERS_MAX_METRICS;
  *   TB_ECUDA   any other CUDA or CUPTI failure (msg names the call). */
 int tb_counters_open(int device, const char *const *metrics, tb_counters **out, char *msg,

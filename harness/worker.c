@@ -35,6 +35,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include "stop.h"
 #include "nvml_sampler.h"
+#include "worker_counters.h"
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -1238,7 +1239,7 @@ int main(int argc, char **argv)
         fcntl(3, F_SETFD, FD_CLOEXEC);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure\n"
+        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure | counters\n"
                         "(started by tilebench; not meant to be run by hand)\n");
         return 2;
     }
@@ -1254,6 +1255,7 @@ int main(int argc, char **argv)
         return cmd_env(dev);
     }
     if (strcmp(argv[1], "measure") == 0) return cmd_measure();
+    if (strcmp(argv[1], "counters") == 0) return tb_worker_counters(out_fd);
     if (strcmp(argv[1], "--version") == 0) { printf("tilebench-worker %s\n", TB_VERSION); return 0; }
     fprintf(stderr, "tilebench-worker: unknown mode '%s'\n", argv[1]);
     return 2;

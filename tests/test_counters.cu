@@ -2,11 +2,11 @@
  * known exactly (tests/counters_kernels.cuh): bank conflicts of strided shared loads and
  * stores (stride 32: 31 extra wavefronts per instruction; strides 1 and 33: none), in auto
  * range and user range mode; one flush per pass; unknown metrics and alternatives; a launch
- * that fails; DRAM bytes with and without the flush; kernel resources against
- * cudaFuncGetAttributes.
+ * that fails; DRAM bytes with the flush; kernel resources (grid, block, registers, shared
+ * memory, launch count) against cudaFuncGetAttributes.
  *
  * GPU test: exit 77 without a GPU, or when the counters are held by another profiler
- * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: the test runs under ncu or nsys).
+ * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: the test runs under ncu or another client).
  * `test_counters --list WORD...` prints the chip's base metrics whose names contain a WORD.
  */
 #include "tb_test.h"
@@ -193,8 +193,11 @@ int main(int argc, char **argv)
             TB_CHECK(r[k].regs == fa.numRegs);
             TB_CHECK(r[k].static_smem == (int)fa.sharedSizeBytes && r[k].static_smem >= 4000);
             TB_CHECK(r[k].dynamic_smem == 1024);
-            /* CUPTI: "local memory reserved for each thread": at least what the kernel uses */
-            TB_CHECK(r[k].local_per_thread >= (int)fa.localSizeBytes);
+            /* Not checked: CUPTI 13's localMemoryPerThread read 0 on the H100 for this kernel,
+             * which uses 256 bytes (cudaFuncGetAttributes), 2026-11-23; docs/counters.md */
+            if (r[k].local_per_thread != (int)fa.localSizeBytes)
+                printf("  NOTE: CUPTI reports %d bytes of local memory per thread, the kernel uses "
+                       "%zu\n", r[k].local_per_thread, fa.localSizeBytes);
         }
         TB_CHECK(tb_resources_stop(r, 8, &n, msg, sizeof msg) == TB_EUSAGE);
     }
@@ -326,7 +329,7 @@ int main(int argc, char **argv)
         printf("  %s\n", msg);
     }
 
-    TB_CASE("counters-6.1", "DRAM bytes: the flush before every pass makes every pass cold") {
+    TB_CASE("counters-6.1", "DRAM bytes of a 16 MiB read with the flush before every pass") {
         const char *m2[] = { "dram__bytes_read.sum", "lts__t_sector_hit_rate.pct", TIME, NULL };
         int r2 = tb_counters_open(0, m2, &tc, msg, sizeof msg);
         TB_CHECK(r2 == TB_OK);
@@ -342,7 +345,9 @@ int main(int argc, char **argv)
         printf("  16 MiB read: flushed %.0f bytes from DRAM (hit rate %.1f%%), unflushed %.0f "
                "bytes (hit rate %.1f%%), %d passes\n", cold, cold_hit, v[0], v[1], passes);
         TB_CHECK(fabs(cold - (double)rbytes) < 0.03 * (double)rbytes);
-        TB_CHECK(v[0] < 0.25 * (double)rbytes);
+        /* Not checked: without the flush the passes read the buffer from DRAM just the same
+         * on the H100 (16782080 bytes, hit rate 7.3 %, 2026-11-23): the profiler's set-up
+         * leaves the L2 cold by itself. The flush makes the state ours either way. */
         tb_counters_close(tc);
         tc = NULL;
     }
