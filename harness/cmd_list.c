@@ -79,10 +79,15 @@ int cmd_list(int argc, char **argv, const tb_paths *paths)
         cJSON_free(s);
         cJSON_Delete(a);
     } else {
-        printf("%-44s %-10s %-10s %s\n", "name", "family", "sass", "parameters / file / sha256");
+        int w = 44;
         for (size_t i = 0; i < cat.n; i++)
-            printf("%-44s %-10s %-10s %s\n%67s%s\n%67s%s\n", cat.v[i].name, cat.v[i].family,
-                   cat.v[i].sass, cat.v[i].params_json, "", cat.v[i].file, "", cat.v[i].sha256);
+            if ((int)strlen(cat.v[i].name) > w) w = (int)strlen(cat.v[i].name);
+        int ind = w + 23;
+        printf("%-*s %-10s %-10s %s\n", w, "name", "family", "sass", "parameters / file / sha256");
+        for (size_t i = 0; i < cat.n; i++)
+            printf("%-*s %-10s %-10s %s\n%*s%s\n%*s%s\n", w, cat.v[i].name, cat.v[i].family,
+                   cat.v[i].sass, cat.v[i].params_json, ind, "", cat.v[i].file, ind, "",
+                   cat.v[i].sha256);
         printf("%zu variant%s\n", cat.n, cat.n == 1 ? "" : "s");
     }
     tb_catalog_free(&cat);

@@ -138,7 +138,10 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, 
                               (uint64_t)p->id * 7919u + (uint64_t)run_id, ratio, lo, hi, tied,
                               &best, msg, len) == TB_OK)
             have_ci = 1;
-        fprintf(out, "  %4s  %-44s %9s %10s %6s %22s %9s %16s  %s\n", "rank", "variant", "TFLOP/s",
+        int nw = 44;
+        for (size_t k = i; k < j; k++)
+            if ((int)strlen(rows[k].v.name) > nw) nw = (int)strlen(rows[k].v.name);
+        fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", "rank", nw, "variant", "TFLOP/s",
                 "median ms", "rse", "vs best [95% CI]", "%cublaslt", "%peak@clock", "status");
         int rank = 0;
         for (size_t k = 0; k < j - i; k++) {
@@ -177,7 +180,7 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, 
                          low > 0 ? " low-clock samples" : "");
             }
             if (!verbose && strlen(st) > 90) strcpy(st + 87, "...");
-            fprintf(out, "  %4s  %-44s %9s %10s %6s %22s %9s %16s  %s\n", rk, r->v.name, tf, md, rse,
+            fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", rk, nw, r->v.name, tf, md, rse,
                     vb, pc, pk, st);
             if (verbose) {
                 if (r->m.describe[0]) fprintf(out, "        setup chose: %s\n", r->m.describe);

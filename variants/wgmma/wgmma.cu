@@ -29,9 +29,10 @@
  *    each CTA loads half of the shared operand and multicasts it to both (.multicast::cluster),
  *    and every consumer releases a slot in both CTAs (remote mbarrier arrive), because the
  *    peer's next multicast writes into this CTA's slot too.
- *  - the tile scheduler: cluster tile t = cluster id, + number of clusters, ... ; raster "m"
- *    walks down m inside bands of SWIZZLE tile rows (the bands then follow along n), raster
- *    "n" walks along n inside bands of SWIZZLE tile columns. SWIZZLE counts tiles.
+ *  - the tile scheduler: static, cluster tile t = cluster id, + number of clusters, ... .
+ *    Raster "m": consecutive tiles step down m inside a band of SWIZZLE tile rows, the band's
+ *    columns are taken left to right, and the bands follow one another down m. Raster "n":
+ *    the same with m and n exchanged. SWIZZLE counts tiles (cluster tiles are CM x CN).
  *
  * Edges: TMA loads fill out-of-bounds rows and k-columns with zeros (so any m, n, k works),
  * TMA stores clip. What TMA cannot describe, a row pitch that is not a multiple of 16 bytes
@@ -66,7 +67,7 @@
 /* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
- * TB_EXP_MAXCTAS caps the persistent grid. */
+ * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint. */
 #ifndef TB_EXP_WAIT0
 #define TB_EXP_WAIT0 0
 #endif
@@ -75,6 +76,9 @@
 #endif
 #ifndef TB_EXP_MAXCTAS
 #define TB_EXP_MAXCTAS 0
+#endif
+#ifndef TB_EXP_SUSPEND              /* mbarrier try_wait suspend-time hint in ns (0: none) */
+#define TB_EXP_SUSPEND 0
 #endif
 
 namespace {
@@ -164,12 +168,21 @@ __device__ __forceinline__ void fence_mbar_init()
 
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
+#if TB_EXP_SUSPEND
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, %2;\n"
+                 "@!p bra WAIT;\n"
+                 "}\n" :: "r"(bar), "r"(parity), "n"(TB_EXP_SUSPEND) : "memory");
+#else
     asm volatile("{\n"
                  ".reg .pred p;\n"
                  "WAIT:\n"
                  "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
                  "@!p bra WAIT;\n"
                  "}\n" :: "r"(bar), "r"(parity) : "memory");
+#endif
 }
 
 __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes)
