@@ -61,6 +61,9 @@ static void help(void)
 "  --warmup N          launches before sampling (default 3)\n"
 "  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
 "  --no-energy         skip the 1 s energy burst per measurement (joules per launch)\n"
+"  --metrics SET       after timing a shape, collect hardware counters in a process of their\n"
+"                      own (CUPTI, user replay, L2 flushed before each pass): banks, memory,\n"
+"                      compute, all, or metric names, comma separated (docs/counters.md)\n"
 "  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
@@ -82,7 +85,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[64], *inc[64], *exc[64], *shp[64];
@@ -232,6 +235,7 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddStringToObject(o, "l2", s->l2);
     cJSON_AddNumberToObject(o, "profile", s->profile);
     cJSON_AddNumberToObject(o, "no_energy", s->no_energy);
+    cJSON_AddStringToObject(o, "metrics", s->metrics);
     cJSON_AddNumberToObject(o, "pad", s->pad);
     char *r = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -277,6 +281,7 @@ static int options_from_json(const char *js, sweep_cli *c)
     snprintf(s->l2, sizeof s->l2, "%s", tb_json_str(o, "l2", "cold"));
     s->profile = (int)tb_json_num(o, "profile", 0);
     s->no_energy = (int)tb_json_num(o, "no_energy", 0);
+    snprintf(s->metrics, sizeof s->metrics, "%s", tb_json_str(o, "metrics", ""));
     cJSON_Delete(o);
     return 0;
 }
@@ -299,7 +304,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "sanitize", optional_argument, 0, O_SANITIZE },
         { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
         { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
-        { "no-energy", no_argument, 0, O_NOENERGY }, { "quiet", no_argument, 0, O_QUIET },
+        { "no-energy", no_argument, 0, O_NOENERGY }, { "metrics", required_argument, 0, O_METRICS }, { "quiet", no_argument, 0, O_QUIET },
         { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
         { 0, 0, 0, 0 } };
     int ch;
@@ -358,6 +363,15 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             break;
         case O_PROFILE: c->o.profile = 1; break;
         case O_NOENERGY: c->o.no_energy = 1; break;
+        case O_METRICS:
+            for (const char *q = optarg; *q; q++)
+                if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                      *q == '_' || *q == '.' || *q == ',' || *q == '|'))
+                    return tb_cli_error("invalid value '%s' for --metrics (sets banks, memory, compute, "
+                                        "all, or metric names, comma separated)", optarg);
+            if (!optarg[0]) return tb_cli_error("empty value for --metrics");
+            snprintf(c->o.metrics, sizeof c->o.metrics, "%s", optarg);
+            break;
         case O_SANITIZE:
             if (optarg && strcmp(optarg, "memcheck") && strcmp(optarg, "racecheck"))
                 return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);
@@ -594,7 +608,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     }
     if (rc) goto fail;
     if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
-    if (!c.quiet) tb_show_run(st, run_id, stdout, 0, msg, sizeof msg);
+    if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
     fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, now_s() - r.t0);
     tb_store_close(st);
     tb_catalog_free(&cat);

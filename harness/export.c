@@ -245,6 +245,24 @@ static int export_json(tb_store *s, const tb_run_info *run, const tb_result_row 
         cJSON *item = json_result(&j, &rows[i], ms, clk, ns);
         free(ms);
         free(clk);
+        tb_metric *mt = NULL;
+        size_t nm = 0;
+        if ((rc = tb_store_metrics(s, rows[i].m.id, &mt, &nm, msg, len))) { cJSON_Delete(item); goto out; }
+        if (item) {
+            cJSON *ma = cJSON_CreateArray();
+            for (size_t q = 0; q < nm && ma; q++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddStringToObject(e, "name", mt[q].name);
+                if (mt[q].available && !isnan(mt[q].value)) cJSON_AddNumberToObject(e, "value", mt[q].value);
+                else cJSON_AddNullToObject(e, "value");
+                cJSON_AddStringToObject(e, "unit", mt[q].unit);
+                cJSON_AddBoolToObject(e, "available", mt[q].available);
+                if (mt[q].reason[0]) cJSON_AddStringToObject(e, "reason", mt[q].reason);
+                cJSON_AddItemToArray(ma, e);
+            }
+            jadd(&j, item, "metrics", ma);
+        }
+        free(mt);
         if (!item || !results || !cJSON_AddItemToArray(results, item)) {
             cJSON_Delete(item);
             j.oom = 1;

@@ -75,7 +75,8 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
             "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);
 }
 
-int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, size_t len)
+int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
+                size_t len)
 {
     tb_run_info *run = calloc(1, sizeof *run);
     tb_environment env;
@@ -182,6 +183,20 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, 
             if (!verbose && strlen(st) > 90) strcpy(st + 87, "...");
             fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", rk, nw, r->v.name, tf, md, rse,
                     vb, pc, pk, st);
+            if (metrics) {
+                tb_metric *mt = NULL;
+                size_t nm = 0;
+                if (tb_store_metrics(s, r->m.id, &mt, &nm, msg, len) == TB_OK)
+                    for (size_t q = 0; q < nm; q++) {
+                        if (mt[q].available)
+                            fprintf(out, "        %-64s %16.6g %s%s%s\n", mt[q].name, mt[q].value,
+                                    mt[q].unit, mt[q].reason[0] ? "  " : "", mt[q].reason);
+                        else
+                            fprintf(out, "        %-64s %16s  (%s)\n", mt[q].name, "unavailable",
+                                    mt[q].reason);
+                    }
+                free(mt);
+            }
             if (verbose) {
                 if (r->m.describe[0]) fprintf(out, "        setup chose: %s\n", r->m.describe);
                 if (r->m.extra_json[0] && strcmp(r->m.extra_json, "{}"))

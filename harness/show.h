@@ -11,6 +11,8 @@
  * TFLOP/s, NVIDIA's datasheet figure. */
 double tb_peak_flop_per_clk_sm(int cc_major, int cc_minor);
 
-/* Print run_id (verbose: also reasons of every failure, describe strings, file hashes). */
-int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, char *msg, size_t len);
+/* Print run_id (verbose: also reasons of every failure, describe strings, file hashes;
+ * metrics: each measurement's hardware counters and kernel resources). */
+int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
+                size_t len);
 #endif

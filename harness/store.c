@@ -203,6 +203,7 @@ enum {
     Q_VAR_INSERT, Q_VAR_FIND, Q_VARIANTS,
     Q_PROB_INSERT, Q_PROB_FIND,
     Q_MEAS_INSERT, Q_SAMPLE_INSERT, Q_MEAS_DELETE, Q_RESULTS, Q_SAMPLES,
+    Q_METRIC_PUT, Q_METRICS,
     Q_COUNT
 };
 
@@ -240,6 +241,10 @@ static const char *const sql[Q_COUNT] = {
                   "WHERE measurements.run_id = ? "
                   "ORDER BY problems.id, variants.id, measurements.id",
     [Q_SAMPLES] = "SELECT ms, clock_mhz FROM samples WHERE measurement_id = ? ORDER BY idx",
+    [Q_METRIC_PUT] = "INSERT OR REPLACE INTO metrics (measurement_id, name, value, unit, available, "
+                     "reason) VALUES (?,?,?,?,?,?)",
+    [Q_METRICS] = "SELECT name, value, unit, available, reason FROM metrics WHERE measurement_id = ? "
+                  "ORDER BY name",
 };
 
 struct tb_store {
@@ -1237,6 +1242,63 @@ int tb_store_samples(tb_store *s, int64_t measurement_id, double **ms, double **
     *ms = a;
     if (clock_mhz) *clock_mhz = c;
     else free(c);
+    *n = cnt;
+    return TB_OK;
+}
+
+int tb_store_put_metrics(tb_store *s, int64_t measurement_id, const tb_metric *m, size_t n,
+                         char *msg, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = tx_begin(s, msg, len, "begin storing metrics");
+    if (rc) return rc;
+    rc = prep(s, Q_METRIC_PUT, &st, msg, len);
+    for (size_t i = 0; rc == TB_OK && i < n; i++) {
+        sqlite3_bind_int64(st, 1, measurement_id);
+        bind_text(st, 2, m[i].name, sizeof m[i].name);
+        bind_real(st, 3, m[i].value);
+        bind_text(st, 4, m[i].unit, sizeof m[i].unit);
+        sqlite3_bind_int(st, 5, m[i].available ? 1 : 0);
+        bind_text(st, 6, m[i].reason, sizeof m[i].reason);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = db_fail(s, msg, len, "store a metric");
+        done(st);
+    }
+    if (rc) { tx_rollback(s); return rc; }
+    return tx_commit(s, msg, len, "commit the metrics");
+}
+
+int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_t *n,
+                     char *msg, size_t len)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = prep(s, Q_METRICS, &st, msg, len);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, measurement_id);
+    tb_metric *a = NULL;
+    size_t cnt = 0, cap = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            size_t ncap = cap ? 2 * cap : 16;
+            tb_metric *na = realloc(a, ncap * sizeof *na);
+            if (!na) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory reading metrics"); break; }
+            a = na;
+            cap = ncap;
+        }
+        tb_metric *x = &a[cnt++];
+        memset(x, 0, sizeof *x);
+        col_text(st, 0, x->name, sizeof x->name);
+        x->value = col_real(st, 1);
+        col_text(st, 2, x->unit, sizeof x->unit);
+        x->available = sqlite3_column_int(st, 3);
+        col_text(st, 4, x->reason, sizeof x->reason);
+    }
+    if (rc == TB_OK && step != SQLITE_DONE) rc = db_fail(s, msg, len, "read the metrics");
+    done(st);
+    if (rc || cnt == 0) { free(a); return rc; }
+    *out = a;
     *n = cnt;
     return TB_OK;
 }

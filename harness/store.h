@@ -74,6 +74,22 @@ int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *
 int tb_store_samples(tb_store *s, int64_t measurement_id, double **ms, double **clock_mhz,
                      size_t *n, char *msg, size_t len);
 
+/* Hardware counters of one measurement (table metrics, schema version 2). */
+typedef struct tb_metric {
+    char   name[128];
+    double value;          /* NaN when not available */
+    char   unit[24];
+    int    available;      /* 0: the counter could not be read; reason says why */
+    char   reason[256];
+} tb_metric;
+
+/* Store n metrics of a measurement in one transaction (a name already there is replaced). */
+int tb_store_put_metrics(tb_store *s, int64_t measurement_id, const tb_metric *m, size_t n,
+                         char *msg, size_t len);
+/* The metrics of a measurement, by name, malloc'd (free()); *n = 0 and NULL when none. */
+int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_t *n,
+                     char *msg, size_t len);
+
 /* Variants of a run (for --resume and show), malloc'd. */
 int tb_store_variants(tb_store *s, int64_t run_id, tb_variant_info **out, size_t *n,
                       char *msg, size_t len);

@@ -167,6 +167,7 @@ static int find_variant(const tb_catalog *cat, const char *name)
 }
 
 typedef struct shape_ctx {
+    int64_t *mid;          /* per variant: the id of its stored measurement on this shape */
     char (*san)[256];      /* per variant: the sanitizer's verdict, "" when not run */
     int *san_bad;
     tb_store *st;
@@ -205,6 +206,7 @@ static int store_result(shape_ctx *sc, int vi, tb_measurement *m, char *msg, siz
     m->problem_id = sc->problem_id;
     int rc = tb_store_put_measurement(sc->st, m, msg, len);
     if (rc) return rc;
+    if (sc->mid) sc->mid[vi] = m->id;
     sc->todo[vi] = 0;
     sc->left--;
     (*sc->done)++;
@@ -418,6 +420,105 @@ static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_ge
     tb_proc_free(&p);
 }
 
+/* Metrics and kernel resources of one variant's record from the counters worker. */
+static int store_metrics(tb_store *st, int64_t mid, const cJSON *rec, char *msg, size_t len)
+{
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(rec, "metrics"), *it;
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(rec, "resources");
+    size_t n = (size_t)cJSON_GetArraySize(ms) + 8 * (size_t)cJSON_GetArraySize(rs), k = 0;
+    tb_metric *m = calloc(n ? n : 1, sizeof *m);
+    if (!m) return TB_ENOMEM;
+    cJSON_ArrayForEach(it, ms) {
+        tb_metric *x = &m[k++];
+        snprintf(x->name, sizeof x->name, "%s", tb_json_str(it, "name", "?"));
+        snprintf(x->unit, sizeof x->unit, "%s", tb_json_str(it, "unit", ""));
+        x->available = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "available"));
+        x->value = x->available ? tb_json_num(it, "value", NAN) : NAN;
+        snprintf(x->reason, sizeof x->reason, "%s", tb_json_str(it, "reason", ""));
+    }
+    /* kernel resources as metrics "kernelI.<what>"; the kernel's name is in the reason of
+     * its "kernelI.registers_per_thread" row */
+    int ki = 0;
+    cJSON_ArrayForEach(it, rs) {
+        struct { const char *what, *key, *unit; } f[] = {
+            { "registers_per_thread", "regs", "registers" }, { "static_smem", "static_smem", "bytes" },
+            { "dynamic_smem", "dynamic_smem", "bytes" }, { "local_per_thread", "local_per_thread", "bytes" },
+            { "launches", "count", "" } };
+        for (size_t q = 0; q < sizeof f / sizeof f[0] && k < n; q++) {
+            tb_metric *x = &m[k++];
+            snprintf(x->name, sizeof x->name, "kernel%d.%s", ki, f[q].what);
+            snprintf(x->unit, sizeof x->unit, "%s", f[q].unit);
+            x->value = tb_json_num(it, f[q].key, NAN);
+            x->available = !isnan(x->value);
+            if (q == 0) snprintf(x->reason, sizeof x->reason, "%s", tb_json_str(it, "name", ""));
+        }
+        ki++;
+    }
+    int rc = tb_store_put_metrics(st, mid, m, k, msg, len);
+    free(m);
+    return rc;
+}
+
+/* The counter pass of a shape (--metrics): one `tilebench-worker counters` process, never
+ * the timing ones, for every variant that was measured; its records go to the metrics of
+ * those measurements. A counter worker that dies costs only the metrics. */
+static int counters_pass(tb_store *st, const char *worker, const tb_sweep_opts *o,
+                         const tb_gemm *g, const tb_catalog *cat, const int64_t *mid,
+                         uint64_t seed, const tb_sweep_report *rep, char *msg, size_t len)
+{
+    int *all = calloc(cat->n ? cat->n : 1, sizeof *all);
+    for (size_t i = 0; i < cat->n; i++) all[i] = mid[i] > 0;
+    cJSON *job = job_json(o, g, cat, all, cat->n, seed);
+    free(all);
+    cJSON *ma = cJSON_AddArrayToObject(job, "metrics");
+    char *copy = strdup(o->metrics), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        cJSON_AddItemToArray(ma, cJSON_CreateString(t));
+    free(copy);
+    char *argv[] = { (char *)"tilebench-worker", (char *)"counters", NULL };
+    tb_proc p;
+    int rc = tb_proc_start(&p, worker, argv, msg, len);
+    if (rc) { cJSON_Delete(job); return TB_OK; }
+    tb_wire_send(p.in_fd, job);
+    cJSON_Delete(job);
+    tb_proc_close_input(&p);
+    char *line;
+    int r, done_ok = 0;
+    while ((r = tb_proc_next(&p, tb_now() + 300.0, &tb_sweep_stop, &line)) == 1) {
+        cJSON *rec = cJSON_Parse(line);
+        free(line);
+        if (!rec) continue;
+        const char *type = tb_json_str(rec, "type", "");
+        if (!strcmp(type, "metrics")) {
+            int vi = find_variant(cat, tb_json_str(rec, "variant", ""));
+            if (vi >= 0 && mid[vi] > 0) {
+                char m2[TB_MSG_LEN];
+                if (store_metrics(st, mid[vi], rec, m2, sizeof m2) != TB_OK && rep->warning)
+                    rep->warning(rep->ctx, m2);
+            }
+        } else if (!strcmp(type, "done")) {
+            done_ok = 1;
+        } else if (!strcmp(type, "fatal") && rep->warning) {
+            char w[TB_MSG_LEN];
+            snprintf(w, sizeof w, "counters: %s", tb_json_str(rec, "error", "?"));
+            rep->warning(rep->ctx, w);
+        }
+        cJSON_Delete(rec);
+    }
+    if (r != 0) tb_proc_kill(&p);
+    tb_proc_wait(&p, 30.0);
+    if (!done_ok && rep->warning) {
+        char how[128], w[256];
+        tb_proc_describe_exit(&p, how, sizeof how);
+        snprintf(w, sizeof w, "the counter pass of %lldx%lldx%lld ended early (%s): some metrics "
+                 "are missing", (long long)g->m, (long long)g->n, (long long)g->k, how);
+        rep->warning(rep->ctx, w);
+        wait_context_gone(p.pid, rep);
+    }
+    tb_proc_free(&p);
+    return r == -2 ? TB_EINTR : TB_OK;
+}
+
 int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
                  const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                  const tb_sweep_report *rep, char *msg, size_t len)
@@ -428,6 +529,7 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
     char (*san)[256] = o->sanitize[0] ? calloc(cat->n ? cat->n : 1, sizeof *san) : NULL;
     int *san_bad = calloc(cat->n ? cat->n : 1, sizeof *san_bad);
+    int64_t *mid = calloc(cat->n ? cat->n : 1, sizeof *mid);
     int env_seen = 0, rc = TB_OK;
     for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
         if (skip && skip[s]) continue;
@@ -444,7 +546,8 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
             sanitize_one(worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
         }
         if (tb_sweep_stop) { rc = TB_EINTR; break; }
-        shape_ctx sc = { san, san_bad, st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n,
+        for (size_t i = 0; i < cat->n; i++) mid[i] = 0;
+        shape_ctx sc = { mid, san, san_bad, st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n,
                          &done, total };
         int attempts = 0;
         while (sc.left && rc == TB_OK) {
@@ -453,9 +556,12 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
             if (rc == TB_OK && sc.left == before && ++attempts >= 3)
                 rc = fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
         }
+        if (rc == TB_OK && o->metrics[0])
+            rc = counters_pass(st, worker, o, &g, cat, mid, seed, rep, msg, len);
     }
     free(todo);
     free(san);
     free(san_bad);
+    free(mid);
     return rc;
 }

@@ -123,6 +123,14 @@ ok=[x for x in r if x['status']=='ok']; assert len(ok)==2 and len(ok[0]['timing'
 import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); b=[x for x in rows if x['variant']=='fixture_broken'][0]
 assert b['median_ms']=='' and b['tflops']=='' and b['status']=='crashed' and 'planted' in b['reason'], b
 " "$tmp/e.csv" && ok cli-6.9 || bad cli-6.9 "csv crashed row"
+out=$("$TB" show --db "$tmp/f.db" --metrics 2>&1)
+grep -qE "bank_conflicts_pipe_lsu_mem_shared_op_st.sum +1.99e\+06" <<<"$out" && grep -q "unavailable  (fixture: another profiler" <<<"$out" \
+    && ok cli-6.15 || bad cli-6.15 "show --metrics: $out"
+"$TB" export --db "$tmp/f.db" --format json | /usr/bin/python3 -c "
+import json,sys; r=[x for x in json.load(sys.stdin)['results'] if x['variant']['name']=='fixture_fast'][0]
+m={x['name']:x for x in r['metrics']}; assert m['dram__bytes_read.sum']['available'] is False and m['dram__bytes_read.sum']['value'] is None
+assert m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum']['value']==1990000" && ok cli-6.16 || bad cli-6.16 "metrics in the json export"
+run cli-2.22 2 "invalid value 'banks;rm' for --metrics" "$TB" sweep --metrics 'banks;rm' --db "$tmp/sub/t.db"
 run cli-6.10 2 "unknown export format 'xml'" "$TB" export --db "$tmp/f.db" --format xml
 run cli-6.11 2 "needs --format" "$TB" export --db "$tmp/f.db"
 run cli-6.12 2 "cannot write" "$TB" export --db "$tmp/f.db" --format csv --output "$tmp/no/such/dir/x.csv"

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp, getcwd, lstat */
 #endif
 #include "store.h"
+#include "wire.h"
 #include "tb.h"
 #include "tb_test.h"
 
@@ -810,5 +811,55 @@ int main(void)
     }
 
     rm_rf(g_dir);
+    /* metrics: stored in one transaction, read back by name, NaN kept, replaced by name */
+    {
+        char mdir[] = "/tmp/tb_store_metrics_XXXXXX";
+        if (mkdtemp(mdir)) {
+            char mpath[256];
+            snprintf(mpath, sizeof mpath, "%s/m.db", mdir);
+            TB_CASE("store-9.1", "metrics round trip: value, unit, unavailable with reason") {
+                char msg[TB_MSG_LEN];
+                tb_store *st = NULL;
+                TB_CHECK(tb_store_open(mpath, 1, 0, &st, msg, sizeof msg) == TB_OK);
+                tb_run_info *run = calloc(1, sizeof *run);
+                snprintf(run->status, sizeof run->status, "running");
+                snprintf(run->options_json, sizeof run->options_json, "{}");
+                TB_CHECK(tb_store_run_begin(st, run, msg, sizeof msg) == TB_OK);
+                tb_variant_info v; memset(&v, 0, sizeof v);
+                snprintf(v.name, sizeof v.name, "mv");
+                TB_CHECK(tb_store_put_variant(st, run->id, &v, msg, sizeof msg) == TB_OK);
+                tb_problem_info p; memset(&p, 0, sizeof p);
+                snprintf(p.op, sizeof p.op, "gemm"); p.m = p.n = p.k = p.batch = 1; p.alpha = 1;
+                TB_CHECK(tb_store_put_problem(st, &p, msg, sizeof msg) == TB_OK);
+                tb_measurement m; tb_measurement_init(&m);
+                m.run_id = run->id; m.variant_id = v.id; m.problem_id = p.id;
+                TB_CHECK(tb_store_put_measurement(st, &m, msg, sizeof msg) == TB_OK);
+                tb_metric in[2]; memset(in, 0, sizeof in);
+                snprintf(in[0].name, sizeof in[0].name, "smsp__inst_executed.sum");
+                in[0].value = 12345; snprintf(in[0].unit, sizeof in[0].unit, "inst"); in[0].available = 1;
+                snprintf(in[1].name, sizeof in[1].name, "dram__bytes_read.sum");
+                in[1].value = NAN; in[1].available = 0;
+                snprintf(in[1].reason, sizeof in[1].reason, "another profiler is attached");
+                TB_CHECK(tb_store_put_metrics(st, m.id, in, 2, msg, sizeof msg) == TB_OK);
+                in[0].value = 54321;
+                TB_CHECK(tb_store_put_metrics(st, m.id, in, 1, msg, sizeof msg) == TB_OK);
+                tb_metric *out = NULL; size_t n = 0;
+                TB_CHECK(tb_store_metrics(st, m.id, &out, &n, msg, sizeof msg) == TB_OK);
+                TB_CHECK(n == 2);
+                if (n == 2) {
+                    TB_CHECK(!strcmp(out[0].name, "dram__bytes_read.sum") && !out[0].available && isnan(out[0].value));
+                    TB_CHECK_STR_CONTAINS(out[0].reason, "another profiler");
+                    TB_CHECK(out[1].value == 54321 && !strcmp(out[1].unit, "inst") && out[1].available);
+                }
+                free(out); free(run);
+                tb_store_close(st);
+            }
+            unlink(mpath);
+            char side[300];
+            snprintf(side, sizeof side, "%s-wal", mpath); unlink(side);
+            snprintf(side, sizeof side, "%s-shm", mpath); unlink(side);
+            rmdir(mdir);
+        }
+    }
     return tb_test_done();
 }
