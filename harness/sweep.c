@@ -26,7 +26,6 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     o->warmup = 3;
     o->trials = 3;
     snprintf(o->layout, sizeof o->layout, "tn");
-    o->flush_l2 = 1;
     o->seed = 20261123;
     snprintf(o->init, sizeof o->init, "uniform");
     o->alpha = 1.0;

@@ -20,7 +20,6 @@ typedef struct tb_sweep_opts {
     double max_time_s;        /* timing budget per measurement (default 1.0) */
     double target_rse;        /* default 0.005 */
     int    min_samples, max_samples, warmup, trials;
-    int    flush_l2;
     uint64_t seed;
     char   init[16];          /* uniform | normal */
     double alpha, beta;
