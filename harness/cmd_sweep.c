@@ -60,6 +60,8 @@ static void help(void)
 "  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
 "  --warmup N          launches before sampling (default 3)\n"
 "  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
+"  --pace R            after each sample rest R x its wall time, so the GPU runs below its\n"
+"                      power cap as isolated launches do (default 0: back to back)\n"
 "  --no-energy         skip the 1 s energy burst per measurement (joules per launch)\n"
 "  --metrics SET       after timing a shape, collect hardware counters in a process of their\n"
 "                      own (CUPTI, user replay, L2 flushed before each pass): banks, memory,\n"
@@ -85,7 +87,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[64], *inc[64], *exc[64], *shp[64];
@@ -235,6 +237,7 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddStringToObject(o, "l2", s->l2);
     cJSON_AddNumberToObject(o, "profile", s->profile);
     cJSON_AddNumberToObject(o, "no_energy", s->no_energy);
+    cJSON_AddNumberToObject(o, "pace", s->pace);
     cJSON_AddStringToObject(o, "metrics", s->metrics);
     cJSON_AddNumberToObject(o, "pad", s->pad);
     char *r = cJSON_PrintUnformatted(o);
@@ -281,6 +284,7 @@ static int options_from_json(const char *js, sweep_cli *c)
     snprintf(s->l2, sizeof s->l2, "%s", tb_json_str(o, "l2", "cold"));
     s->profile = (int)tb_json_num(o, "profile", 0);
     s->no_energy = (int)tb_json_num(o, "no_energy", 0);
+    s->pace = tb_json_num(o, "pace", 0);
     snprintf(s->metrics, sizeof s->metrics, "%s", tb_json_str(o, "metrics", ""));
     cJSON_Delete(o);
     return 0;
@@ -304,7 +308,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "sanitize", optional_argument, 0, O_SANITIZE },
         { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
         { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
-        { "no-energy", no_argument, 0, O_NOENERGY }, { "metrics", required_argument, 0, O_METRICS }, { "quiet", no_argument, 0, O_QUIET },
+        { "no-energy", no_argument, 0, O_NOENERGY }, { "pace", required_argument, 0, O_PACE }, { "metrics", required_argument, 0, O_METRICS }, { "quiet", no_argument, 0, O_QUIET },
         { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
         { 0, 0, 0, 0 } };
     int ch;
@@ -363,6 +367,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             break;
         case O_PROFILE: c->o.profile = 1; break;
         case O_NOENERGY: c->o.no_energy = 1; break;
+        case O_PACE: if (tb_cli_double("--pace", optarg, 0, 100, &c->o.pace)) return 2; break;
         case O_METRICS:
             for (const char *q = optarg; *q; q++)
                 if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||

@@ -25,7 +25,7 @@ typedef int (*tb_launch_set_fn)(void *ctx, int set, cudaStream_t s);
 
 typedef struct tb_measure_dev {
     cudaStream_t s;
-    const void *flush_buf;          /* >= 2 x L2 bytes */
+    void       *flush_buf;          /* >= 2 x L2 bytes */
     size_t      flush_bytes;
     unsigned   *sink;               /* device word for the flush kernel */
     volatile int *host_words;       /* mapped: [0] block flag, [1] block timed out */
@@ -74,6 +74,11 @@ int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *o
 /* median(wall - event) of 15 cold samples of a kernel that does nothing: what the recipe
  * itself costs, removed before hidden work is judged. */
 int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len);
+
+/* median elapsed time of 21 event pairs recorded with nothing between them, in the cold
+ * recipe (flush, blocking kernel, e0, e1): what the events themselves add to an interval.
+ * The worker removes it from each cold sample (docs/method.md, "events"). */
+int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
 /* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */
 double tb_measure_clock_mhz(tb_measure_dev *d);

@@ -53,7 +53,7 @@ void tb_measure_dev_free(tb_measure_dev *d)
 {
     if (d->e0) cudaEventDestroy(d->e0);
     if (d->e1) cudaEventDestroy(d->e1);
-    if (d->flush_buf) cudaFree((void *)d->flush_buf);
+    if (d->flush_buf) cudaFree(d->flush_buf);
     if (d->sink) cudaFree(d->sink);
     if (d->host_words) cudaFreeHost((void *)d->host_words);
     if (d->clk_host) cudaFreeHost((void *)d->clk_host);
@@ -130,6 +130,25 @@ static int noop_launch(void *ctx, cudaStream_t s)
 {
     (void)ctx;
     return tbdev_noop(s);
+}
+
+static int empty_launch(void *ctx, cudaStream_t s)
+{
+    (void)ctx; (void)s;
+    return 0;
+}
+
+int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len)
+{
+    double t[21];
+    for (int i = 0; i < 21; i++) {
+        tb_sample smp;
+        int rc = tb_sample_cold(d, flush, empty_launch, NULL, &smp, msg, len);
+        if (rc) return rc;
+        t[i] = smp.ms;
+    }
+    *ms = tb_stats_median(t, 21);
+    return TB_OK;
 }
 
 int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len)

@@ -65,8 +65,10 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
              "--pad %lld --alpha %g --beta %g --seed %.0f --init %s", r->v.file, r->v.name, shape,
              p->layouts, (long long)((p->layouts[0] == 't' ? p->lda - p->k : p->lda - p->m)),
              p->alpha, p->beta, opt_num(opts, "seed", 20261123), opt_str(opts, "init", "uniform"));
-    fprintf(out, "        re-measure: tilebench sweep %s --method %s --stop '%s' --db remeasure.db\n",
-            common, r->m.method[0] ? r->m.method : "auto", opt_str(opts, "stop", "stdrel"));
+    char pace[48] = "";
+    if (opt_num(opts, "pace", 0) > 0) snprintf(pace, sizeof pace, " --pace %g", opt_num(opts, "pace", 0));
+    fprintf(out, "        re-measure: tilebench sweep %s --method %s --stop '%s'%s --db remeasure.db\n",
+            common, r->m.method[0] ? r->m.method : "auto", opt_str(opts, "stop", "stdrel"), pace);
     char nvtx[512];
     snprintf(nvtx, sizeof nvtx, "tb/%s/%lldx%lldx%lld/timed/", r->v.name, (long long)p->m,
              (long long)p->n, (long long)p->k);

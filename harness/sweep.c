@@ -145,6 +145,7 @@ static cJSON *job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalo
     cJSON_AddStringToObject(j, "l2", o->l2);
     cJSON_AddNumberToObject(j, "profile", o->profile);
     cJSON_AddNumberToObject(j, "energy", !o->no_energy);
+    cJSON_AddNumberToObject(j, "pace", o->pace);
     cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {
@@ -424,9 +425,17 @@ static int store_metrics(tb_store *st, int64_t mid, const cJSON *rec, char *msg,
 {
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(rec, "metrics"), *it;
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(rec, "resources");
-    size_t n = (size_t)cJSON_GetArraySize(ms) + 8 * (size_t)cJSON_GetArraySize(rs), k = 0;
-    tb_metric *m = calloc(n ? n : 1, sizeof *m);
+    size_t n = (size_t)cJSON_GetArraySize(ms) + 8 * (size_t)cJSON_GetArraySize(rs) + 1, k = 0;
+    tb_metric *m = calloc(n, sizeof *m);
     if (!m) return TB_ENOMEM;
+    /* provenance: the counters came from this process, never the one that timed */
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rec, "pid"))) {
+        tb_metric *x = &m[k++];
+        snprintf(x->name, sizeof x->name, "tb.counters_pid");
+        snprintf(x->unit, sizeof x->unit, "pid");
+        x->value = tb_json_num(rec, "pid", NAN);
+        x->available = 1;
+    }
     cJSON_ArrayForEach(it, ms) {
         tb_metric *x = &m[k++];
         snprintf(x->name, sizeof x->name, "%s", tb_json_str(it, "name", "?"));

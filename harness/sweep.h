@@ -36,6 +36,8 @@ typedef struct tb_sweep_opts {
     char   l2[8];             /* cold | hot */
     int    profile;           /* 1: no blocking kernel (for profilers) */
     int    no_energy;         /* 1: skip the energy burst */
+    double pace;              /* after each sample the worker rests pace x that sample's wall
+                                 time (default 0: back to back) */
     char   metrics[512];      /* --metrics: sets (banks, memory, compute, all) or raw names,
                                  comma separated; "" for none */
 } tb_sweep_opts;

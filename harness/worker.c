@@ -36,6 +36,7 @@
 #include "stop.h"
 #include "nvml_sampler.h"
 #include "worker_counters.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -282,11 +283,13 @@ typedef struct worker {
     int l2_hot;          /* --l2 hot: no flush, one input set */
     int profile;         /* --profile: no blocking kernel */
     int energy;          /* measure joules per launch (default 1) */
+    double pace;         /* rest pace x each sample's wall time after it (default 0) */
     char profiler[128];  /* why the blocking kernel is off, "" when on */
     tb_environment env;
     tb_buffers *sets;    /* graph input sets, allocated on first use */
     int nsets;
     double base_cold, base_graph;   /* hidden-work baselines */
+    double event_ms;     /* what an empty event pair reads; removed from cold samples */
     tb_nvml_dev *nvml;
 } worker;
 
@@ -697,6 +700,15 @@ static void nvtx_around(void *c, int begin)
     else nvtx_pop();
 }
 
+/* --pace: the GPU idles this long, so its average power stays under the cap (docs/method.md). */
+static void rest_ms(double ms)
+{
+    if (!(ms > 0)) return;
+    if (ms > 1000) ms = 1000;
+    struct timespec ts = { (time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6) };
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
+}
+
 /* One sample of one variant. Returns 0, or 1/2 as phase_a (the variant's timing is over). */
 static int take_sample(worker *w, vstate *vs, tb_sample *smp)
 {
@@ -715,6 +727,8 @@ static int take_sample(worker *w, vstate *vs, tb_sample *smp)
     }
     if (rc) return cuda_crash(&vs->m, "failed while timing", msg) ? 2 : 1;
     if (persisting_l2_found(w->s, why, sizeof why)) { flag(&vs->m, "persisting-l2", why); return 1; }
+    if (!vs->graph && w->event_ms > 0) smp->ms = fmax(smp->ms - w->event_ms, 0);
+    if (w->pace > 0) rest_ms(w->pace * smp->wall_ms);
     return 0;
 }
 
@@ -757,6 +771,7 @@ static void send_result(worker *w, vstate *vs)
     double seeds[3] = { (double)vs->seeds[0], (double)vs->seeds[1], (double)vs->seeds[2] };
     cJSON_AddItemToObject(x, "seeds", cJSON_CreateDoubleArray(seeds, 3));
     cJSON_AddNumberToObject(x, "hidden_seed", (double)vs->hseed);
+    cJSON_AddNumberToObject(x, "worker_pid", (double)getpid());   /* never the counters' one */
     cJSON_AddStringToObject(x, "reference", vs->use_naive ? "naive-fp64" : "cublaslt-fp32");
     if (vs->n > 0) {
         cJSON_AddStringToObject(x, "stop", stopspec);
@@ -764,6 +779,8 @@ static void send_result(worker *w, vstate *vs)
         if (w->profiler[0]) cJSON_AddStringToObject(x, "no_blocking_because", w->profiler);
         cJSON_AddNumberToObject(x, "block_timeouts", vs->block_timeouts);
         cJSON_AddStringToObject(x, "l2", w->l2_hot ? "hot" : "cold");
+        if (!w->l2_hot) cJSON_AddStringToObject(x, "flush", tbdev_l2_flush_mode());
+        if (!vs->graph) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
         if (vs->graph) {
             cJSON_AddNumberToObject(x, "graph_reps", vs->reps);
             cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
@@ -871,7 +888,9 @@ static int phase_c(worker *w, vstate *vs)
     if (vs->n > 0) {
         double *gap = malloc(sizeof(double) * (size_t)vs->n);
         int reps = vs->graph ? vs->reps : 1;
-        for (int i = 0; i < vs->n; i++) gap[i] = vs->wall[i] - vs->ms[i] * reps;
+        /* the raw event time (cold samples had the empty pair's time removed) */
+        double ev = vs->graph ? 0 : w->event_ms;
+        for (int i = 0; i < vs->n; i++) gap[i] = vs->wall[i] - (vs->ms[i] + ev) * reps;
         double base = vs->graph ? w->base_graph : w->base_cold;
         double hidden = (tb_stats_median(gap, vs->n) - base) / reps;
         double med = tb_stats_median(vs->ms, vs->n);
@@ -1008,6 +1027,7 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
     w->l2_hot = !strcmp(tb_json_str(j, "l2", "cold"), "hot");
     w->profile = (int)tb_json_num(j, "profile", 0);
     w->energy = (int)tb_json_num(j, "energy", 1);
+    w->pace = tb_json_num(j, "pace", 0);
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(j, "variants");
     int n = cJSON_GetArraySize(vs);
     *jvs = calloc((size_t)(n ? n : 1), sizeof **jvs);
@@ -1137,6 +1157,9 @@ static int cmd_measure(void)
         if (tb_measure_gap_baseline(&w.md, !w.l2_hot, &w.base_cold, msg, sizeof msg) != TB_OK ||
             tb_measure_gap_baseline(&w.md, 0, &w.base_graph, msg, sizeof msg) != TB_OK)
             w.base_cold = w.base_graph = NAN;
+        if (tb_measure_event_overhead(&w.md, !w.l2_hot, &w.event_ms, msg, sizeof msg) != TB_OK ||
+            !(w.event_ms >= 0) || w.event_ms > 0.05)
+            w.event_ms = 0;   /* implausible (over 50 us): nothing is removed */
         tb_nvml_sampler *smp = NULL;
         if (w.nvml) tb_nvml_sampler_start(w.nvml, 10, &smp, nm, sizeof nm);
         interleave(&w, act, na, 0);

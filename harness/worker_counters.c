@@ -87,7 +87,7 @@ typedef struct wc_launch {
     cudaStream_t s;
     const char *vname;
     char shape[96];
-    const void *flush_buf;
+    void *flush_buf;
     size_t flush_bytes;
     unsigned *sink;
     int launches;
@@ -293,6 +293,7 @@ static void send_metrics(const wc_job *j, const tb_counters *c, const wc_state *
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "metrics");
+    cJSON_AddNumberToObject(o, "pid", (double)getpid());
     cJSON_AddStringToObject(o, "variant", r->jv->name);
     cJSON_AddStringToObject(o, "status", r->status);
     if (strcmp(r->status, "ok") != 0) cJSON_AddStringToObject(o, "reason", r->reason);

@@ -5,11 +5,16 @@
 # (a test that reports skipped while a GPU is present is a failure), dumps SASS facts,
 # runs the default sweep (timed), and prints a compact table last.
 #   scripts/device-check.sh [PREFIX]      (default: prefix/; logs under $OUT or /tmp/tb-check)
+# A device call is limited to 10 minutes, so the check can be split: DC_TESTS="gpu_zoo ..."
+# runs only those tests, DC_SKIP_SWEEP=1 skips the default sweep, DC_SETS=1 adds the
+# square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
 set -u
 cd "$(dirname "$0")/.."
 P=$(cd "${1:-prefix}" 2>/dev/null && pwd) || { echo "device-check: no prefix '${1:-prefix}' (run scripts/make-prefix.sh here first)"; exit 2; }
 out=${OUT:-/tmp/tb-check}; mkdir -p "$out"
 export TB=$P/bin/tilebench TB_ZOO=$P/libexec/tilebench/zoo TB_VARIANTS=$P/lib/tilebench/variants
+export TB_VARIANTS_GRID=$P/lib/tilebench/variants-grid
+[ "${DC_ONLY_SETS:-0}" = 1 ] && DC_SETS=1
 export PATH=/opt/torch/.venv/bin:$PATH
 commit=$(cat "$P/COMMIT" 2>/dev/null | tr '\n' ' ')
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1 | head -1)
@@ -20,7 +25,8 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_nvml_sampler gpu_counters gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_timing)
+tests=(gpu_reference gpu_nvml_sampler gpu_counters gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_timing gpu_metrics)
+[ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
     s=$(date +%s)
@@ -33,14 +39,22 @@ for t in "${tests[@]}"; do
     grep -E "^(FAIL|ok )" "$out/$t.log" | grep FAIL | head -20
 done
 
-# SASS facts of every shipped variant
-{ for so in "$TB_VARIANTS"/*.so; do
+# SASS facts of every shipped variant (default and grid); every wgmma point must have HGMMA
+# and no HMMA fallback, TMA loads (UTMALDG), and a cluster point the multicast form
+sass_bad=0
+{ for so in "$TB_VARIANTS"/*.so "$TB_VARIANTS_GRID"/*.so; do
+    [ -e "$so" ] || continue
     n=$(basename "$so" .so)
     s=$(cuobjdump -sass "$so" 2>/dev/null)
-    printf "%-44s HGMMA %4d HMMA %5d UTMALDG %3d LDGSTS %4d LDSM %4d\n" "$n" \
-      "$(grep -c HGMMA <<<"$s")" "$(grep -c 'HMMA' <<<"$s")" "$(grep -c UTMALDG <<<"$s")" \
-      "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
-  done; } > "$out/sass.txt" 2>&1
+    hg=$(grep -c HGMMA <<<"$s"); hm=$(grep -c 'HMMA' <<<"$s"); tl=$(grep -c UTMALDG <<<"$s"); mc=$(grep -c MULTICAST <<<"$s")
+    printf "%-64s HGMMA %4d HMMA %5d UTMALDG %3d MULTICAST %2d UTMASTG %2d LDGSTS %4d LDSM %4d\n" "$n" \
+      $hg $hm $tl $mc "$(grep -c UTMASTG <<<"$s")" "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
+    if [[ $n == wgmma_* ]]; then
+        if [ $hg = 0 ] || [ $hm != 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
+        if [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && [ $mc = 0 ]; then echo "  NO MULTICAST: $n"; sass_bad=1; fi
+    fi
+  done; echo "sass check: $([ $sass_bad = 0 ] && echo passed || echo FAILED)"; } > "$out/sass.txt" 2>&1
+grep -q "sass check: passed" "$out/sass.txt" || sass_bad=1
 
 # every shipped variant on every shape of square, llm and odd it supports: validation is the
 # point here (three trials each), so few samples and no energy burst. Several minutes: only
@@ -66,23 +80,27 @@ fi
 [ "${DC_ONLY_SETS:-0}" = 1 ] && { echo "sets: exit $src in $swall s; $sets_summary"; exit $(( src || setsrc )); }
 
 # the default sweep (README's first command), timed
+drc=0; dwall=0
+if [ "${DC_SKIP_SWEEP:-0}" != 1 ]; then
 s=$(date +%s)
 "$TB" sweep --db "$out/default.db" --no-progress --quiet 2> "$out/default.log"; drc=$?
 dwall=$(( $(date +%s) - s ))
 "$TB" show --db "$out/default.db" > "$out/default-show.txt" 2>&1
 "$TB" export --db "$out/default.db" --format csv --output "$out/default.csv" 2>/dev/null
+fi
 gpu_after=$(nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1 | head -1)
 
 echo
 echo "== SASS (instruction counts per library)"; cat "$out/sass.txt"
 echo "== default sweep (square set, all shipped variants): exit $drc, wall $dwall s; gpu after: $gpu_after"
-cat "$out/default-show.txt"
+cat "$out/default-show.txt" 2>/dev/null
 echo
 echo "== summary: commit $commit | $gpu"
 for t in "${tests[@]}"; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
-echo "   default sweep: exit $drc in $dwall s"
+echo "   $(tail -1 "$out/sass.txt")"
+[ "${DC_SKIP_SWEEP:-0}" = 1 ] && echo "   default sweep: skipped (DC_SKIP_SWEEP=1)" || echo "   default sweep: exit $drc in $dwall s"
 echo "   square+llm+odd validation sweep: exit $src in $swall s; $sets_summary"
-fail=0; for t in "${tests[@]}"; do [[ ${res[$t]} == passed* ]] || fail=1; done
+fail=$sass_bad; for t in "${tests[@]}"; do [[ ${res[$t]} == passed* ]] || fail=1; done
 [ $drc = 0 ] || fail=1
 [ $src = 0 ] && [ $setsrc = 0 ] || fail=1
 exit $fail

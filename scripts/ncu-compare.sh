@@ -2,6 +2,10 @@
 # ncu-compare.sh - tilebench's median for a variant beside Nsight Compute's gpu__time_duration
 # for the same kind of launches (ncu: --clock-control none --cache-control all, every kernel
 # the variant launches summed per launch), on the device machine, from the install prefix.
+# tilebench runs once per configuration in CONFIGS (default "auto pace1 cold": the default
+# method; the same resting as long as it works after each sample (--pace 1), which keeps the
+# card under its power cap as ncu's isolated launches do; and --method cold everywhere, the
+# isolated launches ncu itself profiles).
 #   scripts/ncu-compare.sh [PREFIX] [VARIANT] [SHAPES]   (default prefix cublaslt 8192^3,4096^3,1024^3)
 set -u
 cd "$(dirname "$0")/.."
@@ -10,9 +14,13 @@ TB=$P/bin/tilebench
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 out=${OUT:-/tmp/tb-ncu}; mkdir -p "$out"
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
-"$TB" sweep --filter "$V" --shapes "$SHAPES" --no-progress --quiet --db "$out/ncu-tb.db" 2>/dev/null
-"$TB" export --db "$out/ncu-tb.db" --format json > "$out/ncu-tb.json"
-printf "%-22s %12s %8s %12s %9s %8s\n" shape "tilebench ms" method "ncu ms" "diff" kernels
+CONFIGS=${CONFIGS:-auto pace1 cold}
+for cf in $CONFIGS; do
+    case $cf in auto) a=();; pace1) a=(--pace 1);; cold) a=(--method cold);; *) echo "unknown config $cf"; exit 2;; esac
+    "$TB" sweep --filter "$V" --shapes "$SHAPES" "${a[@]}" --no-progress --quiet --db "$out/ncu-tb-$cf.db" 2>/dev/null
+    "$TB" export --db "$out/ncu-tb-$cf.db" --format json > "$out/ncu-tb-$cf.json"
+done
+printf "%-16s %6s %12s %8s %6s %9s %12s %9s %8s\n" shape config "tilebench ms" method "MHz" "ev.pair us" "ncu ms" "diff" kernels
 for s in ${SHAPES//,/ }; do
     m=${s%%x*}; rest=${s#*x}; n=${rest%%x*}; k=${rest#*x}
     "$NCU" --nvtx --nvtx-include "tb/$V/$s/timed/" --clock-control none --cache-control all \
@@ -20,7 +28,8 @@ for s in ${SHAPES//,/ }; do
         "$TB" sweep --filter "$V" --shapes "$s" --method cold --profile --stop fixed:samples=20 \
         --max-time 600 --timeout 600 --no-progress --quiet --db "$out/ncu-prof-$s.db" \
         > "$out/ncu-$s.csv" 2> "$out/ncu-$s.err"
-    $PY - "$out/ncu-tb.json" "$out/ncu-$s.csv" "$m" "$n" "$k" <<'PYEOF'
+    for cf in $CONFIGS; do
+    $PY - "$out/ncu-tb-$cf.json" "$out/ncu-$s.csv" "$m" "$n" "$k" "$cf" <<'PYEOF'
 import csv, io, json, statistics, sys
 tb = json.load(open(sys.argv[1]))["results"]; m, n, k = map(int, sys.argv[3:6])
 r = [x for x in tb if (x["problem"]["m"], x["problem"]["n"], x["problem"]["k"]) == (m, n, k)][0]
@@ -39,6 +48,10 @@ launches = [sum(t[i:i + per]) for i in range(0, len(t) - per + 1, per)]
 scale = {"ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "nsecond": 1e-6}.get(unit, 1e-6)
 ncu = statistics.median(launches) * scale
 tbm = r["timing"]["median_ms"]
-print(f"{m}x{n}x{k:<14} {tbm:12.5f} {r['timing']['method']:>8} {ncu:12.5f} {100*(tbm-ncu)/ncu:+8.2f}% {per:8d}")
+clk = r["timing"].get("clock_mhz") or 0
+ev = (r.get("extra") or {}).get("event_overhead_ms")
+evs = f"{ev*1e3:9.3f}" if isinstance(ev, (int, float)) else f"{'-':>9}"
+print(f"{m}x{n}x{k:<8} {sys.argv[6]:>6} {tbm:12.5f} {r['timing']['method']:>8} {clk:6.0f} {evs} {ncu:12.5f} {100*(tbm-ncu)/ncu:+8.2f}% {per:8d}")
 PYEOF
+    done
 done

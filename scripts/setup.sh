@@ -26,6 +26,11 @@ fi
 build=${BUILD_DIR:-build}
 start=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" 2>&1 | grep -E "warning|error|Error" || true
-test -x "$build/bin/tilebench" || { echo "setup: error: build failed (run: cmake --build $build)" >&2; exit 1; }
-echo "setup: built in $(( $(date +%s) - start )) s ($build/)"
+cmake --build "$build" -j "${JOBS:-$(nproc)}" > "$build/build.log" 2>&1 || true
+grep -E "warning|error|Error" "$build/build.log" || true
+test -x "$build/bin/tilebench" || { echo "setup: error: build failed (see $build/build.log)" >&2; exit 1; }
+echo "setup: built in $(( $(date +%s) - start )) s ($build/, log in $build/build.log)"
+# ptxas -v of every kernel compiled by this build: none may spill (docs/perf.md)
+k=$(grep -c "bytes spill stores" "$build/build.log" || true)
+s=$(grep "bytes spill stores" "$build/build.log" | grep -vc " 0 bytes spill stores, 0 bytes spill loads" || true)
+echo "setup: ptxas: $k kernel compilations in this build, $s with spills"

@@ -65,4 +65,11 @@ __global__ void tbk_read(const int4 *p, size_t n4, int *out)
     if (acc == 0x7fffffff) out[0] = acc;   /* never true for the data written; keeps the loads */
 }
 
+/* Write n4 int4 of p (leaves its lines dirty in the L2). */
+__global__ void tbk_write(int4 *p, size_t n4)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = make_int4((int)i, 1, 2, 3);
+}
+
 #endif

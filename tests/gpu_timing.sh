@@ -55,6 +55,43 @@ import json,sys; r=json.load(sys.stdin)['results'][0]; n=r['extra'].get('block_t
 print('block timeouts', n, 'of', r['timing']['n_samples']); sys.exit(0 if n >= 15 else 1)" \
     && ok timing-3 || bad timing-3 "blocking-kernel timeouts not counted"
 
+# the same sweep twice gives the same ranking outside ties: two variants whose intervals
+# against the best (show's "vs best [95% CI]") do not overlap in either run are ordered the
+# same way in both; the spread of every median (rse) is shown
+rep=(--filter 'simt_tiled*' --filter 'mma_sync_bf16_64x64x64*' --filter 'mma_sync_bf16_128x128x32_s3*'
+     --filter cublaslt --filter 'wgmma_bf16_128x256x64_c1x1*' --filter 'wgmma_bf16_128x128x64_c1x1*'
+     --shapes 2048x2048x2048 --max-time 0.3 --no-energy --no-progress)
+"$TB" sweep "${rep[@]}" --db "$tmp/r1.db" > "$tmp/r1.out" 2>/dev/null
+"$TB" sweep "${rep[@]}" --db "$tmp/r2.db" > "$tmp/r2.out" 2>/dev/null
+cat "$tmp/r1.out" "$tmp/r2.out"
+$PY - "$tmp/r1.out" "$tmp/r2.out" <<'PYEOF' && ok timing-5 || bad timing-5 "see above"
+import re, sys
+row = re.compile(r"^\s+=?\d+\s+(\S+)\s+[\d.]+\s+([\d.]+)\s+([\d.]+)%\s+(best|([\d.]+) \[([\d.]+),([\d.]+)\])")
+def runs(path):
+    out = {}
+    for l in open(path):
+        m = row.match(l)
+        if not m: continue
+        lo, hi = (1.0, 1.0) if m.group(4) == "best" else (float(m.group(6)), float(m.group(7)))
+        out[m.group(1)] = (float(m.group(2)), lo, hi, float(m.group(3)))
+    return out
+a, b = runs(sys.argv[1]), runs(sys.argv[2])
+names = sorted(set(a) & set(b))
+print(f"{len(names)} variants in both runs; spread (rse) shown for each: " +
+      ", ".join(f"{n} {a[n][3]}%/{b[n][3]}%" for n in names))
+sep = lambda r, x, y: r[x][2] < r[y][1] or r[y][2] < r[x][1]
+pairs = bad = 0
+for i, x in enumerate(names):
+    for y in names[i + 1:]:
+        if not (sep(a, x, y) and sep(b, x, y)): continue
+        pairs += 1
+        if (a[x][0] < a[y][0]) != (b[x][0] < b[y][0]):
+            bad += 1
+            print(f"order of {x} and {y} differs: {a[x][0]} vs {a[y][0]} ms, then {b[x][0]} vs {b[y][0]} ms")
+print(f"{pairs} separated pairs compared, {bad} ordered differently")
+sys.exit(0 if len(names) >= 4 and pairs >= 3 and bad == 0 else 1)
+PYEOF
+
 # under ncu: the profiler is found, the blocking kernel is off, and the ncu line from
 # show --detail selects exactly the timed launches of one variant on one shape
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

@@ -110,6 +110,27 @@ static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const ch
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* The heuristic's preference shared by the cuBLASLt variants: at most ws bytes of workspace,
+ * and only reduction schemes that keep FP32: none, or split-k partial sums reduced in the
+ * compute type. Split-k reduced in the output type (BF16, in place or in a BF16 workspace)
+ * rounds every partial sum to BF16; cuBLASLt's first choice on 2049x2047x1000 and
+ * 8191x8193x8184 was such an algorithm, and it failed validation there (max error 0.33 and
+ * 0.75, H100, CUDA 13.0, 2026-11-23). */
+static inline cublasStatus_t lt_pref_create(size_t ws, cublasLtMatmulPreference_t *pref,
+                                            const char **what)
+{
+    const uint32_t mask = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    cublasStatus_t st = cublasLtMatmulPreferenceCreate(pref);
+    if (st != CUBLAS_STATUS_SUCCESS) { if (what) *what = "cublasLtMatmulPreferenceCreate"; return st; }
+    st = cublasLtMatmulPreferenceSetAttribute(*pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                              &ws, sizeof ws);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(*pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                  &mask, sizeof mask);
+    if (st != CUBLAS_STATUS_SUCCESS && what) *what = "cublasLtMatmulPreferenceSetAttribute";
+    return st;
+}
+
 /* The X and Y operands of one launch, in the map's order. */
 static inline void lt_map_operands(const lt_map *m, const tb_buffers *io, const void **x,
                                    const void **y)

@@ -212,12 +212,7 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
     if (cs != CUBLAS_STATUS_SUCCESS) { what = "cublasLtCreate"; goto lt_fail; }
     cs = tbv::lt_map_create(g, &s->map, &what);
     if (cs != CUBLAS_STATUS_SUCCESS) goto lt_fail;
-    what = "cublasLtMatmulPreferenceCreate";
-    cs = cublasLtMatmulPreferenceCreate(&pref);
-    if (cs != CUBLAS_STATUS_SUCCESS) goto lt_fail;
-    what = "cublasLtMatmulPreferenceSetAttribute";
-    cs = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                              &ws, sizeof ws);
+    cs = tbv::lt_pref_create(ws, &pref, &what);
     if (cs != CUBLAS_STATUS_SUCCESS) goto lt_fail;
     what = "cublasLtMatmulAlgoGetHeuristic";
     cs = cublasLtMatmulAlgoGetHeuristic(s->lt, s->map.op, s->map.lx, s->map.ly, s->map.lc,
