@@ -23,7 +23,9 @@ static void help(void)
            "              the extra figures (seeds, clocks, NVML, energy, hidden work), the\n"
            "              command that re-measures it and the ncu line that profiles exactly it\n"
            "              (--verbose is the same)\n"
-           "  --metrics   each measurement's hardware counters and kernel resources (sweep --metrics)\n");
+           "  --metrics   each measurement's hardware counters and kernel resources (sweep --metrics);\n"
+           "              with the DRAM counters (--metrics memory) also its arithmetic intensity,\n"
+           "              DRAM bandwidth and position under the roofline measured by doctor --calibrate\n");
 }
 
 /* shared by show and export: open read-only and resolve --run (0 = newest) */

@@ -8,6 +8,7 @@
  * "" string in the records) is JSON null and an empty CSV cell, never 0.
  */
 #include "export.h"
+#include "roofline.h"
 #include "tb.h"
 
 #include <cjson/cJSON.h>
@@ -210,6 +211,55 @@ static cJSON *json_result(jctx *j, const tb_result_row *r, const double *ms,
     return o;
 }
 
+/* The figures derived from a result's DRAM counters (roofline.c), or null when its metrics
+ * hold no DRAM counter. cal: the newest calibration of the run's GPU, NULL when none. */
+static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt, size_t nm,
+                           const tb_calibration *cal)
+{
+    int any = 0;
+    for (size_t i = 0; i < nm; i++)
+        if (!strcmp(mt[i].name, TB_ROOFLINE_READ) || !strcmp(mt[i].name, TB_ROOFLINE_WRITE)) any = 1;
+    if (!any) return cJSON_CreateNull();
+    tb_roofline_in in;
+    tb_roofline rf;
+    char why[TB_MSG_LEN];
+    tb_roofline_inputs(r, mt, nm, cal, &in);
+    cJSON *o = cJSON_CreateObject();
+    if (tb_roofline_compute(&in, &rf, why, sizeof why) != TB_OK) {
+        jadd(j, o, "arithmetic_intensity", cJSON_CreateNull());
+        jadd(j, o, "why_not", cJSON_CreateString(why));
+        return o;
+    }
+    jreal(j, o, "flops", in.flops);
+    jreal(j, o, "dram_bytes", rf.bytes);
+    jreal(j, o, "arithmetic_intensity", rf.intensity);   /* FLOP/byte */
+    jreal(j, o, "dram_gbps", rf.dram_gbps);              /* achieved, at the median time */
+    jreal(j, o, "achieved_tflops", rf.tflops);
+    if (!rf.have_roof) {
+        jadd(j, o, "roofline", cJSON_CreateNull());
+        jadd(j, o, "why_not", cJSON_CreateString(cal ? "not timed" : "no calibration for this GPU: "
+                                                 "run tilebench doctor --calibrate"));
+        return o;
+    }
+    cJSON *roof = cJSON_CreateObject();
+    jreal(j, roof, "attainable_tflops", rf.attainable_tflops);
+    jreal(j, roof, "position", rf.position);
+    jadd(j, roof, "bound", cJSON_CreateString(rf.bound));
+    jreal(j, roof, "ridge_intensity", rf.ridge);
+    cJSON *c = cJSON_CreateObject();
+    jadd(j, c, "source", cJSON_CreateString("measured by tilebench doctor --calibrate, not datasheet numbers"));
+    jint(j, c, "calibration_id", cal->id);
+    jstr(j, c, "created_at", cal->created_at);
+    jreal(j, c, "dram_gbps", cal->dram_gbps);
+    jreal(j, c, "gemm_tflops", cal->gemm_tflops);
+    jstr(j, c, "gemm_shape", cal->gemm_shape);
+    jreal(j, c, "sm_clock_mhz", cal->sm_clock_mhz);
+    jstr(j, c, "method", cal->method);
+    jadd(j, roof, "ceilings", c);
+    jadd(j, o, "roofline", roof);
+    return o;
+}
+
 static int write_text(FILE *out, const char *text, const char *what, char *msg, size_t len)
 {
     errno = 0;
@@ -235,6 +285,10 @@ static int export_json(tb_store *s, const tb_run_info *run, const tb_result_row 
     int found = 0;
     if ((rc = tb_store_find_environment(s, run->id, &env, &found, msg, len))) goto out;
     jadd(&j, root, "environment", found ? json_environment(&j, &env) : cJSON_CreateNull());
+    tb_calibration cal;
+    int have_cal = 0;
+    if (found && (rc = tb_store_latest_calibration(s, env.gpu_uuid, &cal, &have_cal, msg, len)))
+        goto out;
 
     cJSON *results = cJSON_CreateArray();
     jadd(&j, root, "results", results);
@@ -261,6 +315,7 @@ static int export_json(tb_store *s, const tb_run_info *run, const tb_result_row 
                 cJSON_AddItemToArray(ma, e);
             }
             jadd(&j, item, "metrics", ma);
+            jadd(&j, item, "derived", json_derived(&j, &rows[i], mt, nm, have_cal ? &cal : NULL));
         }
         free(mt);
         if (!item || !results || !cJSON_AddItemToArray(results, item)) {

@@ -76,8 +76,8 @@ int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *o
 int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len);
 
 /* median elapsed time of 21 event pairs recorded with nothing between them, in the cold
- * recipe (flush, blocking kernel, e0, e1): what the events themselves add to an interval.
- * The worker removes it from each cold sample (docs/method.md, "events"). */
+ * recipe (flush, blocking kernel, e0, e1). Stored with each cold measurement as information:
+ * it is not removed from the samples, because on the H100 it over-corrects (docs/perf.md). */
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
 /* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */

@@ -116,4 +116,20 @@ typedef struct tb_measurement {
     double *samples_clock_mhz;     /* n_samples entries, or NULL */
 } tb_measurement;
 
+/* The two roofline ceilings of one GPU as measured there by `tilebench doctor --calibrate`
+ * (worker_calibrate.c says how): what the DRAM and the tensor pipes reached, not datasheet
+ * figures. Stored in the table calibration (schema version 3). */
+typedef struct tb_calibration {
+    int64_t id;                 /* filled by the store */
+    char    created_at[32];     /* ISO 8601 UTC; the store fills it when "" */
+    char    gpu_uuid[64];       /* "GPU-..." as in the environment record; never "" */
+    char    gpu_name[TB_NAME_LEN];
+    double  dram_gbps;          /* copy_bytes / median copy time, GB/s (10^9 bytes/s) */
+    int64_t copy_bytes;         /* bytes moved per timed copy: read + write */
+    double  gemm_tflops;        /* 2mnk / median GEMM time, TFLOP/s */
+    char    gemm_shape[32];     /* "8192x8192x8192" */
+    double  sm_clock_mhz;       /* SM clock during the GEMM (median of probes), NaN unknown */
+    char    method[1024];       /* one line describing both measurements */
+} tb_calibration;
+
 #endif

@@ -1,6 +1,7 @@
 /* show.c - the results table (see show.h). */
 #include "show.h"
 #include "rank.h"
+#include "roofline.h"
 #include "tb.h"
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -77,6 +78,46 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
             "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);
 }
 
+static int has_metric(const tb_metric *m, size_t nm, const char *name)
+{
+    for (size_t i = 0; i < nm; i++)
+        if (strcmp(m[i].name, name) == 0) return 1;
+    return 0;
+}
+
+/* Under a row's metrics: what its DRAM counters give (roofline.c). Nothing for a row whose
+ * metric set had no DRAM counters. */
+static void show_derived(FILE *out, const tb_result_row *r, const tb_metric *mt, size_t nm,
+                         const tb_calibration *cal)
+{
+    if (!has_metric(mt, nm, TB_ROOFLINE_READ) && !has_metric(mt, nm, TB_ROOFLINE_WRITE)) return;
+    tb_roofline_in in;
+    tb_roofline rf;
+    char why[TB_MSG_LEN];
+    tb_roofline_inputs(r, mt, nm, cal, &in);
+    if (tb_roofline_compute(&in, &rf, why, sizeof why) != TB_OK) {
+        fprintf(out, "        derived: none (%s)\n", why);
+        return;
+    }
+    fprintf(out, "        derived: arithmetic intensity %.1f FLOP/byte (%.1f MB of DRAM traffic)",
+            rf.intensity, rf.bytes / 1e6);
+    if (isfinite(rf.dram_gbps))
+        fprintf(out, ", achieved DRAM bandwidth %.1f GB/s at the median time\n", rf.dram_gbps);
+    else
+        fprintf(out, "; not timed: no bandwidth\n");
+    if (rf.have_roof)
+        fprintf(out, "        roofline position: %.1f%% of the attainable %.1f TFLOP/s (%.1f achieved), "
+                "%s-bound (intensity %.1f %s the ridge at %.1f FLOP/byte); ceilings measured by "
+                "tilebench doctor --calibrate on %.10s, not datasheet numbers\n",
+                100.0 * rf.position, rf.attainable_tflops, rf.tflops, rf.bound, rf.intensity,
+                rf.intensity < rf.ridge ? "below" : "at or above", rf.ridge, cal->created_at);
+    else if (!cal)
+        fprintf(out, "        roofline position: no calibration for this GPU: run tilebench doctor "
+                "--calibrate\n");
+    else
+        fprintf(out, "        roofline position: none (not timed)\n");
+}
+
 int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
                 size_t len)
 {
@@ -91,6 +132,14 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
     size_t n = 0;
     rc = tb_store_results(s, run_id, &rows, &n, msg, len);
     if (rc) { free(run); return rc; }
+    tb_calibration cal;
+    int have_cal = 0;
+    if (metrics && have_env &&
+        (rc = tb_store_latest_calibration(s, env.gpu_uuid, &cal, &have_cal, msg, len)) != TB_OK) {
+        free(rows);
+        free(run);
+        return rc;
+    }
     cJSON *opts = cJSON_Parse(run->options_json);
     fprintf(out, "run %lld  %s  status %s\n", (long long)run->id, run->started_at, run->status);
     if (have_env)
@@ -104,6 +153,14 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                  "over inputs > 2 x L2), CUDA events behind a blocking kernel, variants interleaved; "
                  "median. 'vs best' is median / best median with a 95%% bootstrap interval: "
                  "'tied' when it contains 1. %% of peak at each measurement's median SM clock.\n");
+    if (metrics && have_cal) {
+        char clk[32] = "";
+        if (isfinite(cal.sm_clock_mhz)) snprintf(clk, sizeof clk, " at %.0f MHz", cal.sm_clock_mhz);
+        fprintf(out, "roofline ceilings: DRAM %.1f GB/s (device-to-device copy), tensor %.1f TFLOP/s "
+                "(cuBLASLt BF16 %s%s), measured on this GPU by tilebench doctor --calibrate at %s "
+                "(calibration %lld), not datasheet numbers\n", cal.dram_gbps, cal.gemm_tflops,
+                cal.gemm_shape, clk, cal.created_at, (long long)cal.id);
+    }
     const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -197,6 +254,7 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                             fprintf(out, "        %-64s %16s  (%s)\n", mt[q].name, "unavailable",
                                     mt[q].reason);
                     }
+                show_derived(out, r, mt, nm, have_cal ? &cal : NULL);
                 free(mt);
             }
             if (verbose) {

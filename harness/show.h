@@ -12,7 +12,9 @@
 double tb_peak_flop_per_clk_sm(int cc_major, int cc_minor);
 
 /* Print run_id (verbose: also reasons of every failure, describe strings, file hashes;
- * metrics: each measurement's hardware counters and kernel resources). */
+ * metrics: each measurement's hardware counters and kernel resources, and what its DRAM
+ * counters give: arithmetic intensity, bandwidth and, under the newest calibration of the
+ * run's GPU, the roofline position, roofline.c). */
 int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
                 size_t len);
 #endif

@@ -164,6 +164,22 @@ static const char *const migrations[] = {
     "  UNIQUE (measurement_id, name)\n"
     ");\n"
     "PRAGMA user_version = 2;\n",
+
+    /* 3: the roofline ceilings measured by doctor --calibrate, per GPU */
+    "CREATE TABLE calibration (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  created_at    TEXT NOT NULL,\n"
+    "  gpu_uuid      TEXT NOT NULL,\n"
+    "  gpu_name      TEXT,\n"
+    "  dram_gbps     REAL,\n"
+    "  copy_bytes    INTEGER,\n"
+    "  gemm_tflops   REAL,\n"
+    "  gemm_shape    TEXT,\n"
+    "  sm_clock_mhz  REAL,\n"
+    "  method        TEXT\n"
+    ");\n"
+    "CREATE INDEX calibration_gpu ON calibration (gpu_uuid COLLATE NOCASE, id);\n"
+    "PRAGMA user_version = 3;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -173,7 +189,8 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
 static const char *const tables_v1[] = {"runs", "environment", "variants", "problems",
                                         "measurements", "samples", NULL};
 static const char *const tables_v2[] = {"metrics", NULL};
-static const char *const *const tables_at[] = {tables_v1, tables_v2};
+static const char *const tables_v3[] = {"calibration", NULL};
+static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 
@@ -196,6 +213,9 @@ _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
     "n_nonfinite, atol, rtol, method, stop_reason, n_samples, warmup, median_ms, "     \
     "mean_ms, stdev_ms, min_ms, max_ms, rse, tflops, clock_mhz, first_launch_ms, "     \
     "workspace_bytes, describe, extra_json"
+#define CAL_COLS                                                                       \
+    "created_at, gpu_uuid, gpu_name, dram_gbps, copy_bytes, gemm_tflops, gemm_shape, " \
+    "sm_clock_mhz, method"
 
 enum {
     Q_RUN_INSERT, Q_RUN_END, Q_RUN_STATUS, Q_RUN_GET, Q_RUN_LATEST,
@@ -204,6 +224,7 @@ enum {
     Q_PROB_INSERT, Q_PROB_FIND,
     Q_MEAS_INSERT, Q_SAMPLE_INSERT, Q_MEAS_DELETE, Q_RESULTS, Q_SAMPLES,
     Q_METRIC_PUT, Q_METRICS,
+    Q_CAL_INSERT, Q_CAL_LATEST,
     Q_COUNT
 };
 
@@ -245,6 +266,9 @@ static const char *const sql[Q_COUNT] = {
                      "reason) VALUES (?,?,?,?,?,?)",
     [Q_METRICS] = "SELECT name, value, unit, available, reason FROM metrics WHERE measurement_id = ? "
                   "ORDER BY name",
+    [Q_CAL_INSERT] = "INSERT INTO calibration (" CAL_COLS ") VALUES (?,?,?,?,?,?,?,?,?)",
+    [Q_CAL_LATEST] = "SELECT id, " CAL_COLS " FROM calibration "
+                     "WHERE gpu_uuid = ? COLLATE NOCASE ORDER BY id DESC LIMIT 1",
 };
 
 struct tb_store {
@@ -1301,4 +1325,64 @@ int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_
     *out = a;
     *n = cnt;
     return TB_OK;
+}
+
+/* ---- calibration -------------------------------------------------------------------------- */
+
+int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t len)
+{
+    int rc = check_writable(s, msg, len);
+    if (rc) return rc;
+    if (!c->gpu_uuid[0])
+        return tb_fail(msg, len, TB_EINTERNAL, "cannot record a calibration: no GPU UUID");
+    if (!c->created_at[0]) utc_now(c->created_at, sizeof c->created_at);
+    sqlite3_stmt *st = NULL;
+    if ((rc = prep(s, Q_CAL_INSERT, &st, msg, len))) return rc;
+    int i = 1, b = 0;
+    b |= BIND_KEY_TEXT(st, i++, c->created_at);
+    b |= BIND_KEY_TEXT(st, i++, c->gpu_uuid);
+    b |= BIND_TEXT(st, i++, c->gpu_name);
+    b |= bind_real(st, i++, c->dram_gbps);
+    b |= bind_opt_int(st, i++, c->copy_bytes);
+    b |= bind_real(st, i++, c->gemm_tflops);
+    b |= BIND_TEXT(st, i++, c->gemm_shape);
+    b |= bind_real(st, i++, c->sm_clock_mhz);
+    b |= BIND_TEXT(st, i++, c->method);
+    /* one statement is one transaction */
+    if (b || sqlite3_step(st) != SQLITE_DONE) rc = db_fail(s, msg, len, "record a calibration");
+    else c->id = sqlite3_last_insert_rowid(s->db);
+    done(st);
+    return rc;
+}
+
+int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,
+                                int *found, char *msg, size_t len)
+{
+    *found = 0;
+    if (!gpu_uuid || !gpu_uuid[0]) return TB_OK;
+    sqlite3_stmt *st = NULL;
+    int rc = prep(s, Q_CAL_LATEST, &st, msg, len);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, gpu_uuid, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        tb_calibration *c = out;
+        memset(c, 0, sizeof *c);
+        int k = 0;
+        c->id = sqlite3_column_int64(st, k++);
+        COL_TEXT(st, k++, c->created_at);
+        COL_TEXT(st, k++, c->gpu_uuid);
+        COL_TEXT(st, k++, c->gpu_name);
+        c->dram_gbps = col_real(st, k++);
+        c->copy_bytes = col_opt_int(st, k++);
+        c->gemm_tflops = col_real(st, k++);
+        COL_TEXT(st, k++, c->gemm_shape);
+        c->sm_clock_mhz = col_real(st, k++);
+        COL_TEXT(st, k++, c->method);
+        *found = 1;
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(s, msg, len, "read the calibrations");
+    }
+    done(st);
+    return rc;
 }

@@ -10,7 +10,7 @@
 #include "record.h"
 #include <stddef.h>
 
-#define TB_SCHEMA_VERSION 2   /* PRAGMA user_version this build writes */
+#define TB_SCHEMA_VERSION 3   /* PRAGMA user_version this build writes */
 
 typedef struct tb_store tb_store;
 
@@ -93,6 +93,15 @@ int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_
 /* Variants of a run (for --resume and show), malloc'd. */
 int tb_store_variants(tb_store *s, int64_t run_id, tb_variant_info **out, size_t *n,
                       char *msg, size_t len);
+
+/* Roofline ceilings measured by doctor --calibrate (table calibration, schema version 3). */
+/* Store one calibration (one statement, so one transaction). Fills c->created_at when it is
+ * "" and sets c->id. TB_EINTERNAL, nothing written, when c->gpu_uuid is "". */
+int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t len);
+/* The newest calibration of the GPU gpu_uuid (compared ignoring case). None is not an error:
+ * TB_OK, *found = 0 and *out untouched (also for gpu_uuid NULL or ""). */
+int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,
+                                int *found, char *msg, size_t len);
 
 /* For tests only: create a new database at path (which must not exist) by applying the
  * migration steps 1..version and no further, as an older tilebench would have left it.

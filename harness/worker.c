@@ -36,6 +36,7 @@
 #include "stop.h"
 #include "nvml_sampler.h"
 #include "worker_counters.h"
+#include "worker_calibrate.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -289,7 +290,7 @@ typedef struct worker {
     tb_buffers *sets;    /* graph input sets, allocated on first use */
     int nsets;
     double base_cold, base_graph;   /* hidden-work baselines */
-    double event_ms;     /* what an empty event pair reads; removed from cold samples */
+    double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */
     tb_nvml_dev *nvml;
 } worker;
 
@@ -727,7 +728,6 @@ static int take_sample(worker *w, vstate *vs, tb_sample *smp)
     }
     if (rc) return cuda_crash(&vs->m, "failed while timing", msg) ? 2 : 1;
     if (persisting_l2_found(w->s, why, sizeof why)) { flag(&vs->m, "persisting-l2", why); return 1; }
-    if (!vs->graph && w->event_ms > 0) smp->ms = fmax(smp->ms - w->event_ms, 0);
     if (w->pace > 0) rest_ms(w->pace * smp->wall_ms);
     return 0;
 }
@@ -779,8 +779,7 @@ static void send_result(worker *w, vstate *vs)
         if (w->profiler[0]) cJSON_AddStringToObject(x, "no_blocking_because", w->profiler);
         cJSON_AddNumberToObject(x, "block_timeouts", vs->block_timeouts);
         cJSON_AddStringToObject(x, "l2", w->l2_hot ? "hot" : "cold");
-        if (!w->l2_hot) cJSON_AddStringToObject(x, "flush", tbdev_l2_flush_mode());
-        if (!vs->graph) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
+        if (!vs->graph && isfinite(w->event_ms)) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
         if (vs->graph) {
             cJSON_AddNumberToObject(x, "graph_reps", vs->reps);
             cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
@@ -888,9 +887,7 @@ static int phase_c(worker *w, vstate *vs)
     if (vs->n > 0) {
         double *gap = malloc(sizeof(double) * (size_t)vs->n);
         int reps = vs->graph ? vs->reps : 1;
-        /* the raw event time (cold samples had the empty pair's time removed) */
-        double ev = vs->graph ? 0 : w->event_ms;
-        for (int i = 0; i < vs->n; i++) gap[i] = vs->wall[i] - (vs->ms[i] + ev) * reps;
+        for (int i = 0; i < vs->n; i++) gap[i] = vs->wall[i] - vs->ms[i] * reps;
         double base = vs->graph ? w->base_graph : w->base_cold;
         double hidden = (tb_stats_median(gap, vs->n) - base) / reps;
         double med = tb_stats_median(vs->ms, vs->n);
@@ -1159,7 +1156,7 @@ static int cmd_measure(void)
             w.base_cold = w.base_graph = NAN;
         if (tb_measure_event_overhead(&w.md, !w.l2_hot, &w.event_ms, msg, sizeof msg) != TB_OK ||
             !(w.event_ms >= 0) || w.event_ms > 0.05)
-            w.event_ms = 0;   /* implausible (over 50 us): nothing is removed */
+            w.event_ms = NAN;   /* not measured, or implausible (over 50 us) */
         tb_nvml_sampler *smp = NULL;
         if (w.nvml) tb_nvml_sampler_start(w.nvml, 10, &smp, nm, sizeof nm);
         interleave(&w, act, na, 0);
@@ -1262,7 +1259,7 @@ int main(int argc, char **argv)
         fcntl(3, F_SETFD, FD_CLOEXEC);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure | counters\n"
+        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure | counters | calibrate\n"
                         "(started by tilebench; not meant to be run by hand)\n");
         return 2;
     }
@@ -1279,6 +1276,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "measure") == 0) return cmd_measure();
     if (strcmp(argv[1], "counters") == 0) return tb_worker_counters(out_fd);
+    if (strcmp(argv[1], "calibrate") == 0) return tb_worker_calibrate(out_fd);
     if (strcmp(argv[1], "--version") == 0) { printf("tilebench-worker %s\n", TB_VERSION); return 0; }
     fprintf(stderr, "tilebench-worker: unknown mode '%s'\n", argv[1]);
     return 2;

@@ -130,6 +130,32 @@ grep -qE "bank_conflicts_pipe_lsu_mem_shared_op_st.sum +1.99e\+06" <<<"$out" && 
 import json,sys; r=[x for x in json.load(sys.stdin)['results'] if x['variant']['name']=='fixture_fast'][0]
 m={x['name']:x for x in r['metrics']}; assert m['dram__bytes_read.sum']['available'] is False and m['dram__bytes_read.sum']['value'] is None
 assert m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum']['value']==1990000" && ok cli-6.16 || bad cli-6.16 "metrics in the json export"
+# derived figures (issue 8): the fixture's cublaslt row has DRAM counters and its GPU a calibration
+out=$("$TB" show --db "$tmp/f.db" --metrics 2>&1)
+grep -q "^roofline ceilings: DRAM 2500.0 GB/s .*doctor --calibrate at 2026-11-22T12:00:00Z (calibration 1), not datasheet numbers" <<<"$out" \
+    && ok cli-6.17 || bad cli-6.17 "show --metrics names no measured ceilings: $out"
+grep -q "derived: arithmetic intensity 256.0 FLOP/byte (8.4 MB of DRAM traffic), achieved DRAM bandwidth 826.5 GB/s" <<<"$out" \
+    && grep -q "roofline position: 33.1% of the attainable 640.0 TFLOP/s (211.6 achieved), memory-bound" <<<"$out" \
+    && grep -q "derived: none (no DRAM traffic: dram__bytes_read.sum and dram__bytes_write.sum were not collected)" <<<"$out" \
+    && ok cli-6.18 || bad cli-6.18 "show --metrics derived figures: $out"
+"$TB" export --db "$tmp/f.db" --format json | /usr/bin/python3 -c "
+import json,sys; r={x['variant']['name']:x for x in json.load(sys.stdin)['results']}
+d=r['cublaslt']['derived']; f=d['roofline']
+assert d['arithmetic_intensity']==256 and abs(d['dram_gbps']-826.4638)<1e-3, d
+assert f['bound']=='memory' and f['attainable_tflops']==640 and abs(f['position']-0.330586)<1e-5, f
+assert f['ceilings']['calibration_id']==1 and 'not datasheet' in f['ceilings']['source'], f
+assert r['fixture_fast']['derived']['arithmetic_intensity'] is None and r['fixture_broken']['derived'] is None
+" && ok cli-6.19 || bad cli-6.19 "derived figures in the json export"
+cp "$tmp/f.db" "$tmp/nocal.db"
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('delete from calibration'); c.commit()" "$tmp/nocal.db"
+out=$("$TB" show --db "$tmp/nocal.db" --metrics 2>&1)
+grep -q "derived: arithmetic intensity 256.0 FLOP/byte .* 826.5 GB/s" <<<"$out" \
+    && grep -q "roofline position: no calibration for this GPU: run tilebench doctor --calibrate" <<<"$out" \
+    && ! grep -q "% of the attainable" <<<"$out" && ok cli-6.20 || bad cli-6.20 "show --metrics without a calibration: $out"
+"$TB" export --db "$tmp/nocal.db" --format json | /usr/bin/python3 -c "
+import json,sys; d=[x for x in json.load(sys.stdin)['results'] if x['variant']['name']=='cublaslt'][0]['derived']
+assert d['roofline'] is None and 'no calibration for this GPU' in d['why_not'] and d['arithmetic_intensity']==256, d
+" && ok cli-6.21 || bad cli-6.21 "json export without a calibration"
 run cli-2.22 2 "invalid value 'banks;rm' for --metrics" "$TB" sweep --metrics 'banks;rm' --db "$tmp/sub/t.db"
 run cli-6.10 2 "unknown export format 'xml'" "$TB" export --db "$tmp/f.db" --format xml
 run cli-6.11 2 "needs --format" "$TB" export --db "$tmp/f.db"
@@ -140,6 +166,56 @@ run cli-6.14 2 "--resume takes the run's own options" "$TB" sweep --db "$tmp/f.d
 # doctor works anywhere
 run cli-7.1 0 "tilebench" "$TB" doctor --db "$tmp/f.db"
 if [ $has_gpu = 0 ]; then run cli-7.2 0 "no GPU" "$TB" doctor; fi
+run cli-7.3 0 "--calibrate" "$TB" doctor --help
+run cli-7.4 2 "invalid value 'GPU-1234' for --device" "$TB" doctor --device GPU-1234
+# doctor --calibrate needs a GPU: one line, exit 2, and no database (nor its directory) made
+if [ $has_gpu = 0 ]; then
+    run cli-7.5 2 "doctor --calibrate needs an NVIDIA GPU" "$TB" doctor --calibrate --db "$tmp/cal/c.db"
+    one_line cli-7.6 "$TB" doctor --calibrate --db "$tmp/cal/c.db"
+    n=$("$TB" doctor --calibrate --db "$tmp/cal/c.db" 2>/dev/null | wc -l)
+    [ "$n" = 0 ] && ok cli-7.7 || bad cli-7.7 "$n lines on stdout"
+    [ ! -e "$tmp/cal" ] && ok cli-7.8 || bad cli-7.8 "a failed calibration made '$tmp/cal'"
+    mkdir -p "$tmp/cwd"
+    (cd "$tmp/cwd" && "$TB" doctor --calibrate --device GPU-0000 >/dev/null 2>&1); rc=$?
+    [ $rc = 2 ] && [ -z "$(ls -A "$tmp/cwd")" ] && ok cli-7.9 || bad cli-7.9 "exit $rc; left: $(ls -A "$tmp/cwd")"
+    cp "$tmp/f.db" "$tmp/keep.db"; cp "$tmp/f.db" "$tmp/keep.orig"
+    "$TB" doctor --calibrate --db "$tmp/keep.db" >/dev/null 2>&1; rc=$?
+    [ $rc = 2 ] && cmp -s "$tmp/keep.db" "$tmp/keep.orig" && [ ! -e "$tmp/keep.db-wal" ] \
+        && ok cli-7.10 || bad cli-7.10 "exit $rc, or the database was touched"
+fi
+# doctor --calibrate's parent side against a scripted worker (TILEBENCH_WORKER): FAKE_MODE
+# ok sends a calibration for the fixture's GPU, fatal fails after "ready", die exits silently
+cat > "$tmp/fake_worker" <<'SHEOF'
+#!/bin/bash
+[ "$1" = calibrate ] || exit 2
+read -r job; echo "$job" > "$FAKE_JOB"
+u=GPU-f1f1f1f1-0000-0000-0000-000000000000
+[ "$FAKE_MODE" = die ] && exit 3
+echo '{"type":"ready","gpu_name":"fake GPU","gpu_uuid":"'$u'","device":0}' >&3
+[ "$FAKE_MODE" = fatal ] && { echo '{"type":"fatal","error":"cublasLtMatmul failed: planted"}' >&3; exit 2; }
+echo '{"type":"begin","phase":"copy"}' >&3
+echo '{"type":"calibration","dram_gbps":3000.5,"copy_bytes":2147483648,"gemm_tflops":750.25,"gemm_shape":"8192x8192x8192","sm_clock_mhz":1980,"gpu_uuid":"'$u'","gpu_name":"fake GPU","method":"fake: scripted"}' >&3
+echo '{"type":"done"}' >&3
+SHEOF
+chmod +x "$tmp/fake_worker"
+export FAKE_JOB="$tmp/fake_job"
+cp "$tmp/f.db" "$tmp/fc.db"
+out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=ok "$TB" doctor --calibrate --device GPU-F1F1F1F1-0000-0000-0000-000000000000 --db "$tmp/fc.db" 2>&1); rc=$?
+[ $rc = 0 ] && grep -qE "^dram +3000.5 GB/s" <<<"$out" && grep -qE "^tensor +750.2 TFLOP/s .*SM clock 1980 MHz" <<<"$out" \
+    && grep -qE "^stored +calibration 2 in $tmp/fc.db" <<<"$out" && ok cli-7.11 || bad cli-7.11 "exit $rc: $out"
+grep -q '"device_uuid":"GPU-F1F1F1F1-0000-0000-0000-000000000000"' "$FAKE_JOB" && ok cli-7.12 || bad cli-7.12 "job: $(cat "$FAKE_JOB")"
+out=$("$TB" show --db "$tmp/fc.db" --metrics 2>&1)
+grep -q "(calibration 2), not datasheet" <<<"$out" && grep -q "roofline position: 28.2% of the attainable 750.2 TFLOP/s (211.6 achieved), compute-bound" <<<"$out" \
+    && ok cli-7.13 || bad cli-7.13 "show does not use the newest calibration: $out"
+cp "$tmp/fc.db" "$tmp/fc.orig"
+for mode in fatal die; do
+    out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=$mode "$TB" doctor --calibrate --db "$tmp/fc.db" 2>&1 >/dev/null); rc=$?
+    [ $rc = 1 ] && grep -q "^tilebench: error: calibration failed: " <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ] \
+        && cmp -s "$tmp/fc.db" "$tmp/fc.orig" && ok "cli-7.14 [$mode]" || bad "cli-7.14 [$mode]" "exit $rc: $out"
+done
+out=$(TILEBENCH_WORKER="$tmp/no_such_worker" "$TB" doctor --calibrate --db "$tmp/nw/x.db" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "^tilebench: error: calibration failed: cannot run worker '.*no_such_worker'" <<<"$out" \
+    && [ ! -e "$tmp/nw" ] && ok cli-7.15 || bad cli-7.15 "exit $rc: $out"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

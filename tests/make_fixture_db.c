@@ -1,6 +1,9 @@
 /* make_fixture_db.c - writes a small database through the store API, for the CLI tests of
  * show and export on a machine without a GPU. Its figures are invented test data (the GPU
  * is named "fixture GPU"), never measurements; nothing outside tests/ reads it.
+ * cublaslt's measurement has DRAM counters (8 MiB at 256 FLOP/byte) and the GPU a calibration
+ * (2500 GB/s, 700 TFLOP/s), so show --metrics and export derive a memory-bound roofline
+ * position: attainable 640 TFLOP/s, achieved 211.6, position 33.1 %.
  *   make_fixture_db FILE */
 #include "store.h"
 #include "tb.h"
@@ -27,6 +30,7 @@ int main(int argc, char **argv)
     tb_environment env;
     memset(&env, 0, sizeof env);
     snprintf(env.gpu_name, sizeof env.gpu_name, "fixture GPU");
+    snprintf(env.gpu_uuid, sizeof env.gpu_uuid, "GPU-f1f1f1f1-0000-0000-0000-000000000000");
     env.cc_major = 9; env.cc_minor = 0; env.sm_count = 132; env.l2_bytes = 50 << 20;
     snprintf(env.extra_json, sizeof env.extra_json, "{}");
     if (tb_store_put_environment(st, run.id, &env, msg, sizeof msg)) return die(msg);
@@ -72,6 +76,17 @@ int main(int argc, char **argv)
             snprintf(m.reason, sizeof m.reason, "worker killed by signal 11 (Segmentation fault), \"planted\"");
         }
         if (tb_store_put_measurement(st, &m, msg, sizeof msg)) return die(msg);
+        if (i == 0) {   /* invented DRAM counters: 6 MiB read, 2 MiB written */
+            tb_metric mt[2];
+            memset(mt, 0, sizeof mt);
+            snprintf(mt[0].name, sizeof mt[0].name, "dram__bytes_read.sum");
+            mt[0].value = 6291456; mt[0].available = 1;
+            snprintf(mt[0].unit, sizeof mt[0].unit, "bytes");
+            snprintf(mt[1].name, sizeof mt[1].name, "dram__bytes_write.sum");
+            mt[1].value = 2097152; mt[1].available = 1;
+            snprintf(mt[1].unit, sizeof mt[1].unit, "bytes");
+            if (tb_store_put_metrics(st, m.id, mt, 2, msg, sizeof msg)) return die(msg);
+        }
         if (i == 1) {   /* invented counters for show --metrics */
             tb_metric mt[2];
             memset(mt, 0, sizeof mt);
@@ -84,6 +99,16 @@ int main(int argc, char **argv)
         }
     }
     if (tb_store_run_end(st, run.id, "complete", msg, sizeof msg)) return die(msg);
+    tb_calibration cal;   /* invented ceilings of the fixture GPU */
+    memset(&cal, 0, sizeof cal);
+    snprintf(cal.created_at, sizeof cal.created_at, "2026-11-22T12:00:00Z");
+    snprintf(cal.gpu_uuid, sizeof cal.gpu_uuid, "%s", env.gpu_uuid);
+    snprintf(cal.gpu_name, sizeof cal.gpu_name, "fixture GPU");
+    cal.dram_gbps = 2500; cal.copy_bytes = 2147483648LL; cal.gemm_tflops = 700;
+    snprintf(cal.gemm_shape, sizeof cal.gemm_shape, "8192x8192x8192");
+    cal.sm_clock_mhz = 1980;
+    snprintf(cal.method, sizeof cal.method, "fixture: invented ceilings");
+    if (tb_store_put_calibration(st, &cal, msg, sizeof msg)) return die(msg);
     tb_store_close(st);
     printf("%lld\n", (long long)run.id);
     return 0;

@@ -366,9 +366,12 @@ int main(int argc, char **argv)
         c.dirty4 = wbytes / 16;
         r2 = tb_counters_collect(tc, launch, prep, &c, v, &passes, msg, sizeof msg);
         TB_CHECK(r2 == TB_OK);
-        printf("  flush %s: a 16 MiB read after 32 MiB were written and flushed wrote %.0f bytes "
-               "and read %.0f bytes of DRAM\n", tbdev_l2_flush_mode(), v[0], v[1]);
-        TB_CHECK(v[0] < 0.01 * (double)wbytes);
+        printf("  a 16 MiB read after 32 MiB were written and flushed wrote %.0f bytes and read "
+               "%.0f bytes of DRAM\n", v[0], v[1]);
+        /* the 32 MiB are written back during the flush, not during the read; the read itself
+         * shows about 3 MB of DRAM writes on the H100 (2.9-3.1 MB, 2026-11-23, with the read
+         * flush and with a write-and-discard flush alike): a floor not from the dirty lines */
+        TB_CHECK(v[0] < 0.15 * (double)wbytes);
         TB_CHECK(fabs(v[1] - (double)rbytes) < 0.03 * (double)rbytes);
         c.dirty = NULL;
         cudaFree(wbuf);

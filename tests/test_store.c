@@ -259,7 +259,7 @@ int main(void)
     }
 
     /* ---- 1: create, open, reopen ---- */
-    TB_CASE("store-1.1", "create makes a missing directory and a v2 database") {
+    TB_CASE("store-1.1", "create makes a missing directory and a current-version database") {
         tb_store *s = NULL;
         const char *p = at("results/a.db");
         TB_CHECK(tb_store_open(p, 1, 0, &s, msg, sizeof msg) == TB_OK);
@@ -270,6 +270,7 @@ int main(void)
         TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
         TB_CHECK(raw_int(p, "PRAGMA journal_mode = WAL") != -999);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics'") == 1);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'calibration'") == 1);
     }
 
     TB_CASE("store-1.2", "reopen finds the current version and keeps the rows") {
@@ -407,8 +408,10 @@ int main(void)
         char *before = slurp(at("newer.db"), &n);
         s = NULL;
         TB_CHECK(tb_store_open(at("newer.db"), 1, 0, &s, msg, sizeof msg) == TB_EDB);
-        TB_CHECK_STR_CONTAINS(msg, "newer.db' has schema version 7, newer than this tilebench "
-                                   "(2): upgrade tilebench");
+        char want[128];
+        snprintf(want, sizeof want, "newer.db' has schema version 7, newer than this tilebench "
+                 "(%d): upgrade tilebench", TB_SCHEMA_VERSION);
+        TB_CHECK_STR_CONTAINS(msg, want);
         TB_CHECK(tb_store_open(at("newer.db"), 0, 1, &s, msg, sizeof msg) == TB_EDB);
         TB_CHECK_STR_CONTAINS(msg, "upgrade tilebench");
         TB_CHECK(before && same_bytes(at("newer.db"), before, n));
@@ -447,7 +450,10 @@ int main(void)
         char *before = slurp(at("v1ro.db"), &n);
         tb_store *s = NULL;
         TB_CHECK(tb_store_open(at("v1ro.db"), 0, 1, &s, msg, sizeof msg) == TB_EDB);
-        TB_CHECK_STR_CONTAINS(msg, "v1ro.db' has schema version 1, older than this tilebench (2)");
+        char want[128];
+        snprintf(want, sizeof want, "v1ro.db' has schema version 1, older than this tilebench (%d)",
+                 TB_SCHEMA_VERSION);
+        TB_CHECK_STR_CONTAINS(msg, want);
         TB_CHECK_STR_CONTAINS(msg, "writes to it");
         TB_CHECK(before && same_bytes(at("v1ro.db"), before, n));
         TB_CHECK(raw_int(at("v1ro.db"), "PRAGMA user_version") == 1);
@@ -464,7 +470,7 @@ int main(void)
     }
 
     /* ---- 3: migrations ---- */
-    TB_CASE("store-3.1", "a v1 database migrates to v2 and keeps its rows") {
+    TB_CASE("store-3.1", "a v1 database migrates to the current version and keeps its rows") {
         const char *p = at("v1.db");
         TB_CHECK(tb_store_create_at_version(p, 1, msg, sizeof msg) == TB_OK);
         TB_CHECK(raw_int(p, "PRAGMA user_version") == 1);
@@ -489,8 +495,9 @@ int main(void)
         TB_CHECK(n == 1 && rows[0].m.median_ms == 0.25 && isnan(rows[0].m.mean_ms));
         free(rows);
         tb_store_close(s);
-        TB_CHECK(raw_int(p, "PRAGMA user_version") == 2);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics'") == 1);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'calibration'") == 1);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM samples") == 1);
         s = NULL;
         TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_OK);   /* now readable */
@@ -500,8 +507,9 @@ int main(void)
     TB_CASE("store-3.2", "the test hook refuses versions out of range and existing files") {
         TB_CHECK(tb_store_create_at_version(at("v0.db"), 0, msg, sizeof msg) == TB_EUSAGE);
         TB_CHECK_STR_CONTAINS(msg, "schema version 0 out of range");
-        TB_CHECK(tb_store_create_at_version(at("v3.db"), 3, msg, sizeof msg) == TB_EUSAGE);
-        TB_CHECK(!exists(at("v0.db")) && !exists(at("v3.db")));
+        TB_CHECK(tb_store_create_at_version(at("vnext.db"), TB_SCHEMA_VERSION + 1, msg, sizeof msg) ==
+                 TB_EUSAGE);
+        TB_CHECK(!exists(at("v0.db")) && !exists(at("vnext.db")));
         TB_CHECK(tb_store_create_at_version(at("v1.db"), 1, msg, sizeof msg) == TB_EUSAGE);
         TB_CHECK_STR_CONTAINS(msg, "already exists");
     }
@@ -516,6 +524,64 @@ int main(void)
         TB_CHECK_STR_CONTAINS(msg, "cannot migrate '");
         TB_CHECK_STR_CONTAINS(msg, "to schema version 2");
         TB_CHECK(raw_int(p, "PRAGMA user_version") == 1);
+    }
+
+    TB_CASE("store-3.4", "a v2 database migrates to v3: its rows and metrics kept, calibration added") {
+        const char *p = at("v2.db");
+        TB_CHECK(tb_store_create_at_version(p, 2, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == 2);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics'") == 1);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'calibration'") == 0);
+        TB_CHECK(raw_exec(p, "INSERT INTO runs (id, started_at, status) "
+                             "VALUES (3, '2026-11-23T00:00:00Z', 'complete');"
+                             "INSERT INTO environment (run_id, gpu_uuid) VALUES (3, 'GPU-old');"
+                             "INSERT INTO problems (op,m,n,k,batch,dtypes,layouts,lda,ldb,ldc,"
+                             "ldd,alpha,beta) VALUES ('gemm',4,4,4,1,'f32','tnr',4,4,4,4,1,0);"
+                             "INSERT INTO variants (run_id, name) VALUES (3, 'v');"
+                             "INSERT INTO measurements (run_id, variant_id, problem_id, status,"
+                             " disposition, median_ms) VALUES (3, 1, 1, 'ok', 'passed', 0.5);"
+                             "INSERT INTO metrics (measurement_id, name, value, unit, available)"
+                             " VALUES (1, 'dram__bytes_read.sum', 4096, 'bytes', 1)") == SQLITE_OK);
+        size_t n0 = 0;
+        char *before = slurp(p, &n0);
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_EDB);   /* read-only: refused */
+        TB_CHECK_STR_CONTAINS(msg, "has schema version 2, older than this tilebench");
+        TB_CHECK(before && same_bytes(p, before, n0));
+        free(before);
+        s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_found_version(s) == 2);
+        tb_metric *mt = NULL;
+        size_t nm = 0;
+        TB_CHECK(tb_store_metrics(s, 1, &mt, &nm, msg, sizeof msg) == TB_OK && nm == 1);
+        TB_CHECK(nm == 1 && mt[0].value == 4096 && !strcmp(mt[0].name, "dram__bytes_read.sum"));
+        free(mt);
+        tb_environment e;
+        TB_CHECK(tb_store_get_environment(s, 3, &e, msg, sizeof msg) == TB_OK &&
+                 !strcmp(e.gpu_uuid, "GPU-old"));
+        tb_calibration c;
+        int found = 1;
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-old", &c, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found == 0);
+        tb_store_close(s);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == 3);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM calibration") == 0);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM metrics") == 1);
+        s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_OK);   /* now readable */
+        tb_store_close(s);
+    }
+
+    TB_CASE("store-3.5", "a failed step 3 leaves a v2 database at version 2") {
+        const char *p = at("v2clash.db");
+        TB_CHECK(tb_store_create_at_version(p, 2, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_exec(p, "CREATE TABLE calibration (x)") == SQLITE_OK);
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_EDB);
+        TB_CHECK_STR_CONTAINS(msg, "to schema version 3");
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == 2);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'calibration_gpu'") == 0);
     }
 
     /* ---- 4: runs, environment, variants, problems ---- */
@@ -787,6 +853,76 @@ int main(void)
         TB_CHECK(tb_store_results(s, 31337, &rows, &n, msg, sizeof msg) == TB_OK);
         TB_CHECK(rows == NULL && n == 0);
         tb_store_close(s);
+    }
+
+    /* ---- 10: calibrations ---- */
+    TB_CASE("store-10.1", "calibration round trip, every field; NaN clock back as NaN") {
+        tb_store *s = open_new("cal.db");
+        tb_calibration c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.gpu_uuid, sizeof c.gpu_uuid, "GPU-aaaa");
+        snprintf(c.gpu_name, sizeof c.gpu_name, "test GPU");
+        c.dram_gbps = 2950.25, c.copy_bytes = 2147483648LL, c.gemm_tflops = 745.5;
+        snprintf(c.gemm_shape, sizeof c.gemm_shape, "8192x8192x8192");
+        c.sm_clock_mhz = NAN;
+        snprintf(c.method, sizeof c.method, "dram: a copy; tensor: a GEMM");
+        TB_CHECK(tb_store_put_calibration(s, &c, msg, sizeof msg) == TB_OK);
+        TB_CHECK(c.id > 0 && strlen(c.created_at) == 20 && c.created_at[19] == 'Z');
+        tb_calibration o;
+        int found = 0;
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-aaaa", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found == 1);
+        TB_CHECK(o.id == c.id && !strcmp(o.created_at, c.created_at));
+        TB_CHECK(!strcmp(o.gpu_uuid, "GPU-aaaa") && !strcmp(o.gpu_name, "test GPU"));
+        TB_CHECK(o.dram_gbps == 2950.25 && o.copy_bytes == 2147483648LL && o.gemm_tflops == 745.5);
+        TB_CHECK(!strcmp(o.gemm_shape, "8192x8192x8192") && isnan(o.sm_clock_mhz));
+        TB_CHECK(!strcmp(o.method, "dram: a copy; tensor: a GEMM"));
+        TB_CHECK(raw_int(at("cal.db"), "SELECT count(*) FROM calibration WHERE sm_clock_mhz IS NULL") == 1);
+        tb_store_close(s);
+    }
+
+    TB_CASE("store-10.2", "the newest calibration of the asked GPU is found, its UUID in any case") {
+        tb_store *s = open_new("cal2.db");
+        const char *uu[3] = { "GPU-aaaa", "GPU-bbbb", "GPU-aaaa" };
+        for (int i = 0; i < 3; i++) {
+            tb_calibration c;
+            memset(&c, 0, sizeof c);
+            snprintf(c.gpu_uuid, sizeof c.gpu_uuid, "%s", uu[i]);
+            snprintf(c.created_at, sizeof c.created_at, "2026-11-2%dT00:00:00Z", 3 + i);
+            c.dram_gbps = 1000 + i, c.copy_bytes = -1, c.gemm_tflops = 500 + i, c.sm_clock_mhz = 1980;
+            TB_CHECK(tb_store_put_calibration(s, &c, msg, sizeof msg) == TB_OK);
+        }
+        tb_calibration o;
+        int found = 0;
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-AAAA", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found && o.gemm_tflops == 502 && !strcmp(o.created_at, "2026-11-25T00:00:00Z"));
+        TB_CHECK(found && o.copy_bytes == -1 && o.gpu_name[0] == 0 && o.sm_clock_mhz == 1980);
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-bbbb", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found && o.dram_gbps == 1001);
+        o.dram_gbps = 7;
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-cccc", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(!found && o.dram_gbps == 7);   /* none: not an error, out untouched */
+        TB_CHECK(tb_store_latest_calibration(s, "", &o, &found, msg, sizeof msg) == TB_OK && !found);
+        TB_CHECK(tb_store_latest_calibration(s, NULL, &o, &found, msg, sizeof msg) == TB_OK && !found);
+        tb_store_close(s);
+    }
+
+    TB_CASE("store-10.3", "a calibration without a UUID, or into a read-only store, is refused") {
+        tb_store *s = open_new("cal3.db");
+        tb_calibration c;
+        memset(&c, 0, sizeof c);
+        c.dram_gbps = 1, c.gemm_tflops = 1, c.sm_clock_mhz = NAN;
+        TB_CHECK(tb_store_put_calibration(s, &c, msg, sizeof msg) == TB_EINTERNAL);
+        TB_CHECK_STR_CONTAINS(msg, "no GPU UUID");
+        tb_store_close(s);
+        TB_CHECK(raw_int(at("cal3.db"), "SELECT count(*) FROM calibration") == 0);
+        s = NULL;
+        TB_CHECK(tb_store_open(at("cal3.db"), 0, 1, &s, msg, sizeof msg) == TB_OK);
+        snprintf(c.gpu_uuid, sizeof c.gpu_uuid, "GPU-aaaa");
+        TB_CHECK(tb_store_put_calibration(s, &c, msg, sizeof msg) == TB_EDB);
+        TB_CHECK_STR_CONTAINS(msg, "opened read-only");
+        tb_store_close(s);
+        TB_CHECK(raw_int(at("cal3.db"), "SELECT count(*) FROM calibration") == 0);
     }
 
     /* ---- record names ---- */

@@ -216,34 +216,10 @@ extern "C" int tbdev_bf16_to_f32(float *dst, const void *src, size_t n, cudaStre
     return (int)cudaGetLastError();
 }
 
-__global__ void l2_discard_kernel(char *buf, size_t lines)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
-         i += (size_t)gridDim.x * blockDim.x)
-        asm volatile("discard.global.L2 [%0], 128;" :: "l"(buf + i * 128) : "memory");
-}
-
-extern "C" const char *tbdev_l2_flush_mode(void)
-{
-    static const char *mode = NULL;
-    if (!mode) {
-        const char *e = getenv("TB_FLUSH");
-        mode = e && !strcmp(e, "read") ? "read" : "write-discard";
-    }
-    return mode;
-}
-
 extern "C" int tbdev_l2_flush(void *buf, size_t bytes, unsigned *sink, cudaStream_t s)
 {
-    if (!strcmp(tbdev_l2_flush_mode(), "read")) {
-        size_t n16 = bytes / 16;
-        l2_flush_kernel<<<grid_for(n16, 512), 512, 0, s>>>((const uint4 *)buf, n16, sink);
-        return (int)cudaGetLastError();
-    }
-    cudaError_t e = cudaMemsetAsync(buf, 0, bytes, s);
-    if (e != cudaSuccess) return (int)e;
-    size_t lines = bytes / 128;
-    l2_discard_kernel<<<grid_for(lines, 512), 512, 0, s>>>((char *)buf, lines);
+    size_t n16 = bytes / 16;
+    l2_flush_kernel<<<grid_for(n16, 512), 512, 0, s>>>((const uint4 *)buf, n16, sink);
     return (int)cudaGetLastError();
 }
 

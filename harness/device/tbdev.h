@@ -33,17 +33,10 @@ int tbdev_fill_u16(void *dst, size_t n, uint16_t bits, cudaStream_t s);
 /* dst[i] = float(src[i]) for n bf16 elements (C into the FP32 reference's accumulator). */
 int tbdev_bf16_to_f32(float *dst, const void *src, size_t n, cudaStream_t s);
 
-/* Empty the L2 through buf (bytes >= 2 x L2, a multiple of 128), one of two ways:
- *   "write-discard" (default): write every byte of buf, so that every line the L2 held is
- *       evicted (dirty ones written back to DRAM now, not during the next kernel), then
- *       discard buf's lines (PTX discard.global.L2: invalidated, never written back). The
- *       L2 ends empty and clean, as after Nsight Compute's --cache-control all.
- *   "read": read every byte of buf (folded into *sink so the loads stay): evicts clean
- *       lines; dirty lines were seen to survive it on the H100 (docs/counters.md).
- * The environment variable TB_FLUSH=read|write-discard picks one (a diagnostic knob). */
+/* Read every byte of buf (bytes >= 2 x L2, a multiple of 16) and fold it into *sink, so
+ * the compiler cannot drop the loads: evicts whatever the L2 held; dirty lines are written
+ * back during the flush, not during the next kernel (tests/test_counters.cu, counters-6.2). */
 int tbdev_l2_flush(void *buf, size_t bytes, unsigned *sink, cudaStream_t s);
-/* The mode tbdev_l2_flush uses: "write-discard" or "read". */
-const char *tbdev_l2_flush_mode(void);
 
 /* Compare a bf16 matrix D (m x n, row or col layout with ld, batch with stride) against an
  * FP32 reference laid out the same way with ld_ref/stride_ref. Per element:
