@@ -22,8 +22,12 @@
  *   gemm: cuBLASLt, 8192^3, A^T B (tn), BF16 A, B and D, FP32 compute and scale, the first
  *     heuristic algorithm with a 64 MiB workspace, inputs uniform on [-1, 1) (zeros would
  *     draw less power and flatter the clock). Warm-up: launches for about 500 ms; then
- *     WCAL_REPS launches back to back, each between two events, each followed (outside the
- *     events) by the 5 us SM clock probe of tbdev.h. gemm_tflops = 2mnk / median time;
+ *     WCAL_REPS launches, each between two events and followed (outside the events) by the
+ *     5 us SM clock probe of tbdev.h, each alone: the host waits for it and then lets the
+ *     GPU rest as long as it took (as `sweep --pace 1` does). Back to back, the H100 holds
+ *     a GEMM at its 700 W cap near 1.65 GHz (732-739 TFLOP/s on 2026-11-23), below what the
+ *     sweep's own cold samples of cuBLASLt reach at 1.9-2.0 GHz (790 at 4096^3), which would
+ *     put measurements above 100 % of their roof. gemm_tflops = 2mnk / median time;
  *     sm_clock_mhz = median of the probes.
  * Nothing flushes the L2 here: every buffer is many times its size.
  */
@@ -35,11 +39,13 @@
 #include "device/tbdev.h"
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WCAL_REPS 20                      /* timed launches of each measurement */
@@ -138,8 +144,16 @@ static int warm_up(wcal_launch_fn fn, void *ctx, cudaStream_t s, double target_m
 
 /* WCAL_REPS launches back to back, each between its own pair of events; with clk_dev
  * (device memory, 2 x WCAL_REPS words) the clock probe runs after each stop event. */
+static void rest_ms(double ms)
+{
+    if (!(ms > 0)) return;
+    if (ms > 1000) ms = 1000;
+    struct timespec ts = { (time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6) };
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
+}
+
 static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long long *clk_dev,
-                     double *ms, char *msg, size_t len)
+                     int rest, double *ms, char *msg, size_t len)
 {
     cudaEvent_t ev[2 * WCAL_REPS];
     memset(ev, 0, sizeof ev);
@@ -153,6 +167,11 @@ static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long
         if ((e = cudaEventRecord(ev[2 * i + 1], s)) != cudaSuccess) { rc = cuda_fail(msg, len, "cannot record an event", e); break; }
         if (clk_dev && (e = (cudaError_t)tbdev_clock_probe(clk_dev + 2 * i, WCAL_CLOCK_SPIN_NS, s)) != cudaSuccess)
             rc = cuda_fail(msg, len, "cannot launch the clock probe", e);
+        if (rc == TB_OK && rest) {   /* alone, then as long a rest */
+            float f = 0;
+            if ((e = cudaStreamSynchronize(s)) != cudaSuccess) { rc = cuda_fail(msg, len, "a timed launch failed", e); break; }
+            if (cudaEventElapsedTime(&f, ev[2 * i], ev[2 * i + 1]) == cudaSuccess) rest_ms(f);
+        }
     }
     if (rc == TB_OK && (e = cudaStreamSynchronize(s)) != cudaSuccess) rc = cuda_fail(msg, len, "a timed launch failed", e);
     for (int i = 0; i < WCAL_REPS && rc == TB_OK; i++) {
@@ -215,7 +234,7 @@ static int measure_copy(int device, cudaStream_t s, wcal_result *r, char *msg, s
         rc = cuda_fail(msg, len, "cannot fill the copy buffers", e);
     double ms[WCAL_REPS];
     if (rc == TB_OK) rc = warm_up(copy_launch, &c, s, WCAL_COPY_WARM_MS, 3, &r->copy_warm, msg, len);
-    if (rc == TB_OK) rc = time_reps(copy_launch, &c, s, NULL, ms, msg, len);
+    if (rc == TB_OK) rc = time_reps(copy_launch, &c, s, NULL, 0, ms, msg, len);
     if (rc == TB_OK) {
         r->copy_ms = tb_stats_median(ms, WCAL_REPS);
         r->buffer_bytes = want;
@@ -324,7 +343,8 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     }
     double ms[WCAL_REPS];
     if ((rc = warm_up(gemm_launch, &g, s, WCAL_GEMM_WARM_MS, 5, &r->gemm_warm, msg, len))) goto out;
-    if ((rc = time_reps(gemm_launch, &g, s, g.clk, ms, msg, len))) goto out;
+    rest_ms(200);   /* the warm-up ran back to back: let the power cap's average settle */
+    if ((rc = time_reps(gemm_launch, &g, s, g.clk, 1, ms, msg, len))) goto out;
     unsigned long long clk[2 * WCAL_REPS];
     if ((e = cudaMemcpy(clk, g.clk, sizeof clk, cudaMemcpyDeviceToHost)) != cudaSuccess) {
         rc = cuda_fail(msg, len, "cannot read the clock probes", e);
@@ -376,7 +396,8 @@ static void send_calibration(const struct cudaDeviceProp *p, const char *uuid, c
              "dram: cudaMemcpyAsync device to device of %zu bytes (read + write = %llu bytes "
              "per copy), CUDA events around each copy, median of %d after %d warm-up copies; "
              "tensor: cuBLASLt %s tn, BF16 in and out, FP32 compute, first heuristic algorithm "
-             "(%s), uniform random inputs, CUDA events around each launch, median of %d after "
+             "(%s), uniform random inputs, CUDA events around each launch, each alone and followed "
+             "by as long a rest, median of %d after "
              "%d warm-up launches; SM clock: 5 us globaltimer/clock64 probe after each timed "
              "launch, median", r->buffer_bytes, r->copy_bytes, WCAL_REPS, r->copy_warm, shape,
              r->algo, WCAL_REPS, r->gemm_warm);
