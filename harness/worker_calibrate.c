@@ -27,7 +27,7 @@
  *     GPU rest as long as it took (as `sweep --pace 1` does). Back to back, the H100 holds
  *     a GEMM at its 700 W cap near 1.65 GHz (732-739 TFLOP/s on 2026-11-23), below what the
  *     sweep's own cold samples of cuBLASLt reach at 1.9-2.0 GHz (790 at 4096^3), which would
- *     put measurements above 100 % of their roof. gemm_tflops = 2mnk / median time;
+ *     put measurements above 100 % of their roof. gemm_tflops = 2mnk / the fastest launch;
  *     sm_clock_mhz = median of the probes.
  * Nothing flushes the L2 here: every buffer is many times its size.
  */
@@ -355,7 +355,10 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     for (int i = 0; i < WCAL_REPS; i++)
         if (clk[2 * i + 1] > 0) mhz[nm++] = (double)clk[2 * i] * 1000.0 / (double)clk[2 * i + 1];
     r->sm_clock_mhz = nm ? tb_stats_median(mhz, nm) : NAN;
-    r->gemm_ms = tb_stats_median(ms, WCAL_REPS);
+    /* a ceiling is what the GPU can do: the fastest of the rested launches (their median
+     * moved 3 % between two calibrations a second apart on the H100, 758 and 781 TFLOP/s) */
+    r->gemm_ms = ms[0];
+    for (int i = 1; i < WCAL_REPS; i++) if (ms[i] < r->gemm_ms) r->gemm_ms = ms[i];
     r->gemm_tflops = r->gemm_ms > 0 ? 2.0 * (double)n * (double)n * (double)n / (r->gemm_ms * 1e-3) / 1e12 : NAN;
     if (!(r->gemm_tflops > 0))
         rc = tb_fail(msg, len, TB_ECUDA, "the GEMM timed %g ms: no throughput to report", r->gemm_ms);
@@ -397,7 +400,7 @@ static void send_calibration(const struct cudaDeviceProp *p, const char *uuid, c
              "per copy), CUDA events around each copy, median of %d after %d warm-up copies; "
              "tensor: cuBLASLt %s tn, BF16 in and out, FP32 compute, first heuristic algorithm "
              "(%s), uniform random inputs, CUDA events around each launch, each alone and followed "
-             "by as long a rest, median of %d after "
+             "by as long a rest, the fastest of %d after "
              "%d warm-up launches; SM clock: 5 us globaltimer/clock64 probe after each timed "
              "launch, median", r->buffer_bytes, r->copy_bytes, WCAL_REPS, r->copy_warm, shape,
              r->algo, WCAL_REPS, r->gemm_warm);
