@@ -138,28 +138,28 @@ static int empty_launch(void *ctx, cudaStream_t s)
     return 0;
 }
 
+/* The median over n (<= 32) cold samples of launch: of the event time (wall = 0) or of
+ * wall - event (wall = 1). */
+static int cold_median(tb_measure_dev *d, int flush, tb_launch_fn launch, int n, int wall,
+                       double *out, char *msg, size_t len)
+{
+    double t[32];
+    for (int i = 0; i < n; i++) {
+        tb_sample smp;
+        int rc = tb_sample_cold(d, flush, launch, NULL, &smp, msg, len);
+        if (rc) return rc;
+        t[i] = wall ? smp.wall_ms - smp.ms : smp.ms;
+    }
+    *out = tb_stats_median(t, n);
+    return TB_OK;
+}
+
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len)
 {
-    double t[21];
-    for (int i = 0; i < 21; i++) {
-        tb_sample smp;
-        int rc = tb_sample_cold(d, flush, empty_launch, NULL, &smp, msg, len);
-        if (rc) return rc;
-        t[i] = smp.ms;
-    }
-    *ms = tb_stats_median(t, 21);
-    return TB_OK;
+    return cold_median(d, flush, empty_launch, 21, 0, ms, msg, len);
 }
 
 int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len)
 {
-    double gaps[15];
-    for (int i = 0; i < 15; i++) {
-        tb_sample smp;
-        int rc = tb_sample_cold(d, flush, noop_launch, NULL, &smp, msg, len);
-        if (rc) return rc;
-        gaps[i] = smp.wall_ms - smp.ms;
-    }
-    *base_ms = tb_stats_median(gaps, 15);
-    return TB_OK;
+    return cold_median(d, flush, noop_launch, 15, 1, base_ms, msg, len);
 }

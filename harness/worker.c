@@ -37,6 +37,7 @@
 #include "nvml_sampler.h"
 #include "worker_counters.h"
 #include "worker_calibrate.h"
+#include "worker_common.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -50,18 +51,10 @@
 
 static int out_fd = 1;
 
-static void send_obj(cJSON *o)
-{
-    if (tb_wire_send(out_fd, o) != TB_OK) _exit(70);   /* the parent is gone */
-    cJSON_Delete(o);
-}
-
+static void send_obj(cJSON *o) { tbw_send(out_fd, o); }
 static void send_simple(const char *type, const char *key, const char *val)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", type);
-    if (key) cJSON_AddStringToObject(o, key, val ? val : "");
-    send_obj(o);
+    tbw_send_simple(out_fd, type, key, val);
 }
 
 /* ---- probe ------------------------------------------------------------------------------ */
@@ -115,11 +108,7 @@ static int collect_env(int device, tb_environment *e, char *msg, size_t len)
     if (ce != cudaSuccess)
         return tb_fail(msg, len, TB_ENOGPU, "no usable GPU %d: %s", device, cudaGetErrorString(ce));
     snprintf(e->gpu_name, sizeof e->gpu_name, "%s", p.name);
-    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-    snprintf(e->gpu_uuid, sizeof e->gpu_uuid,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-             u[13], u[14], u[15]);
+    tbw_uuid(&p, e->gpu_uuid, sizeof e->gpu_uuid);
     snprintf(e->pci_bus_id, sizeof e->pci_bus_id, "%08X:%02X:%02X.0", p.pciDomainID, p.pciBusID,
              p.pciDeviceID);
     e->cc_major = p.major;
@@ -1067,13 +1056,8 @@ static int cmd_measure(void)
 {
     char msg[TB_MSG_LEN];
     tb_linebuf lb = { 0 };
-    char *line = NULL;
-    for (;;) {
-        line = tb_linebuf_next(&lb);
-        if (line) break;
-        long r = tb_linebuf_fill(&lb, 0);
-        if (r <= 0) { send_simple("fatal", "error", "no job on stdin"); return 2; }
-    }
+    char *line = tbw_read_job(&lb);
+    if (!line) { tb_linebuf_free(&lb); send_simple("fatal", "error", "no job on stdin"); return 2; }
     worker w;
     memset(&w, 0, sizeof w);
     job_variant *jvs = NULL;

@@ -33,6 +33,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "worker_calibrate.h"
+#include "worker_common.h"
 #include "stats.h"
 #include "tb.h"
 #include "wire.h"
@@ -58,42 +59,10 @@
 
 static int wcal_fd = 1;
 
-static void wcal_send(cJSON *o)
-{
-    if (tb_wire_send(wcal_fd, o) != TB_OK) _exit(70);   /* the parent is gone */
-    cJSON_Delete(o);
-}
-
+static void wcal_send(cJSON *o) { tbw_send(wcal_fd, o); }
 static void wcal_simple(const char *type, const char *key, const char *val)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", type);
-    if (key) cJSON_AddStringToObject(o, key, val ? val : "");
-    wcal_send(o);
-}
-
-static void format_uuid(const struct cudaDeviceProp *p, char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
-    snprintf(s, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-             u[13], u[14], u[15]);
-}
-
-/* The device whose UUID is uuid (the spelling of worker.c's environment record, which is
- * what calibrations are looked up by). */
-static int find_device_uuid(const char *uuid, int *dev, char *msg, size_t len)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-    for (int i = 0; i < n; i++) {
-        struct cudaDeviceProp p;
-        char s[64];
-        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-        format_uuid(&p, s, sizeof s);
-        if (strcasecmp(s, uuid) == 0) { *dev = i; return TB_OK; }
-    }
-    return tb_fail(msg, len, TB_ENOGPU, "no GPU with UUID %s (%d devices)", uuid, n);
+    tbw_send_simple(wcal_fd, type, key, val);
 }
 
 static int cuda_fail(char *msg, size_t len, const char *what, cudaError_t e)
@@ -372,13 +341,8 @@ out:
 static int read_job(int *device, char *msg, size_t len)
 {
     tb_linebuf lb = { 0 };
-    char *line = NULL;
-    for (;;) {
-        line = tb_linebuf_next(&lb);
-        if (line) break;
-        long r = tb_linebuf_fill(&lb, 0);
-        if (r <= 0) { tb_linebuf_free(&lb); return tb_fail(msg, len, TB_EWORKER, "no job on stdin"); }
-    }
+    char *line = tbw_read_job(&lb);
+    if (!line) { tb_linebuf_free(&lb); return tb_fail(msg, len, TB_EWORKER, "no job on stdin"); }
     tb_linebuf_free(&lb);
     cJSON *o = cJSON_Parse(line);
     free(line);
@@ -387,7 +351,7 @@ static int read_job(int *device, char *msg, size_t len)
     char uuid[80];
     snprintf(uuid, sizeof uuid, "%s", tb_json_str(o, "device_uuid", ""));
     cJSON_Delete(o);
-    if (uuid[0]) return find_device_uuid(uuid, device, msg, len);
+    if (uuid[0]) return tbw_find_device_uuid(uuid, device, msg, len);
     return TB_OK;
 }
 
@@ -451,7 +415,7 @@ int tb_worker_calibrate(int out_fd)
         return 2;
     }
     char uuid[64];
-    format_uuid(&p, uuid, sizeof uuid);
+    tbw_uuid(&p, uuid, sizeof uuid);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "ready");
     cJSON_AddStringToObject(o, "gpu_name", p.name);

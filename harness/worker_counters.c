@@ -43,6 +43,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "worker_counters.h"
+#include "worker_common.h"
 #include "counters.h"
 #include "resources.h"
 #include "loader.h"
@@ -95,18 +96,10 @@ typedef struct wc_launch {
 
 static int wc_fd = 1;
 
-static void wc_send(cJSON *o)
-{
-    if (tb_wire_send(wc_fd, o) != TB_OK) _exit(70);   /* the parent is gone */
-    cJSON_Delete(o);
-}
-
+static void wc_send(cJSON *o) { tbw_send(wc_fd, o); }
 static void wc_simple(const char *type, const char *key, const char *val)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", type);
-    if (key) cJSON_AddStringToObject(o, key, val ? val : "");
-    wc_send(o);
+    tbw_send_simple(wc_fd, type, key, val);
 }
 
 /* ---- the job ----------------------------------------------------------------------------- */
@@ -122,23 +115,6 @@ static int add_metric(wc_job *j, const char *name, char *msg, size_t len)
     return TB_OK;
 }
 
-static int find_device_uuid(const char *uuid, int *dev, char *msg, size_t len)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-    for (int i = 0; i < n; i++) {
-        struct cudaDeviceProp p;
-        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-        char s[64];
-        snprintf(s, sizeof s, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-                 u[13], u[14], u[15]);
-        if (strcasecmp(s, uuid) == 0) { *dev = i; return TB_OK; }
-    }
-    return tb_fail(msg, len, TB_ENOGPU, "no GPU with UUID %s (%d devices)", uuid, n);
-}
-
 static int parse_job(const char *line, wc_job *j, char *msg, size_t len)
 {
     cJSON *o = cJSON_Parse(line);
@@ -147,7 +123,7 @@ static int parse_job(const char *line, wc_job *j, char *msg, size_t len)
     if (rc) goto out;
     j->device = (int)tb_json_num(o, "device", 0);
     const char *uuid = tb_json_str(o, "device_uuid", "");
-    if (uuid[0] && (rc = find_device_uuid(uuid, &j->device, msg, len)) != TB_OK) goto out;
+    if (uuid[0] && (rc = tbw_find_device_uuid(uuid, &j->device, msg, len)) != TB_OK) goto out;
     j->seed = (uint64_t)tb_json_num(o, "seed", 1);
     j->dist = strcmp(tb_json_str(o, "init", "uniform"), "normal") == 0 ? TB_INIT_NORMAL : TB_INIT_UNIFORM;
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "metrics"), *it;
@@ -520,13 +496,8 @@ int tb_worker_counters(int out_fd)
     char msg[TB_MSG_LEN];
     wc_fd = out_fd;
     tb_linebuf lb = { 0 };
-    char *line = NULL;
-    for (;;) {
-        line = tb_linebuf_next(&lb);
-        if (line) break;
-        long r = tb_linebuf_fill(&lb, 0);
-        if (r <= 0) { tb_linebuf_free(&lb); wc_simple("fatal", "error", "no job on stdin"); return 2; }
-    }
+    char *line = tbw_read_job(&lb);
+    if (!line) { tb_linebuf_free(&lb); wc_simple("fatal", "error", "no job on stdin"); return 2; }
     wc_job j;
     memset(&j, 0, sizeof j);
     int rc = parse_job(line, &j, msg, sizeof msg);

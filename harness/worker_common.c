@@ -1,0 +1,54 @@
+/* worker_common.c - records to the parent and GPU UUIDs for every worker mode (see
+ * worker_common.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "worker_common.h"
+#include "tb.h"
+#include "wire.h"
+#include <stdio.h>
+#include <strings.h>
+#include <unistd.h>
+
+char *tbw_read_job(tb_linebuf *lb)
+{
+    for (;;) {
+        char *line = tb_linebuf_next(lb);
+        if (line) return line;
+        if (tb_linebuf_fill(lb, 0) <= 0) return NULL;
+    }
+}
+
+void tbw_send(int fd, cJSON *o)
+{
+    if (tb_wire_send(fd, o) != TB_OK) _exit(70);   /* the parent is gone */
+    cJSON_Delete(o);
+}
+
+void tbw_send_simple(int fd, const char *type, const char *key, const char *val)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", type);
+    if (key) cJSON_AddStringToObject(o, key, val ? val : "");
+    tbw_send(fd, o);
+}
+
+void tbw_uuid(const struct cudaDeviceProp *p, char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    snprintf(s, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+             u[13], u[14], u[15]);
+}
+
+int tbw_find_device_uuid(const char *uuid, int *dev, char *msg, size_t len)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    for (int i = 0; i < n; i++) {
+        struct cudaDeviceProp p;
+        char s[64];
+        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+        tbw_uuid(&p, s, sizeof s);
+        if (strcasecmp(s, uuid) == 0) { *dev = i; return TB_OK; }
+    }
+    return tb_fail(msg, len, TB_ENOGPU, "no GPU with UUID %s (%d devices)", uuid, n);
+}
