@@ -968,6 +968,37 @@ int tb_store_put_problem(tb_store *s, tb_problem_info *p, char *msg, size_t len)
     return insert_or_find(s, ins, find, &p->id, "record a problem", msg, len);
 }
 
+/* A variants row (id, name, family, params_json, sass, file, sha256, index) from column c
+ * on into v (zeroed by the caller); returns the column after it. */
+static int read_variant(sqlite3_stmt *st, int c, tb_variant_info *v)
+{
+    v->id = sqlite3_column_int64(st, c++);
+    COL_TEXT(st, c++, v->name);
+    COL_TEXT(st, c++, v->family);
+    COL_TEXT(st, c++, v->params_json);
+    COL_TEXT(st, c++, v->sass);
+    COL_TEXT(st, c++, v->file);
+    COL_TEXT(st, c++, v->sha256);
+    v->index = (int)col_opt_int(st, c++);
+    return c;
+}
+
+/* The next element of a growing array of rows (*arr holding cnt of *cap, each size bytes),
+ * zeroed; NULL when memory runs out (*arr is then still valid). */
+static void *next_row(void **arr, size_t *cap, size_t cnt, size_t size)
+{
+    if (cnt == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        void *na = realloc(*arr, ncap * size);
+        if (!na) return NULL;
+        *arr = na;
+        *cap = ncap;
+    }
+    void *r = (char *)*arr + cnt * size;
+    memset(r, 0, size);
+    return r;
+}
+
 int tb_store_variants(tb_store *s, int64_t run_id, tb_variant_info **out, size_t *n, char *msg,
                       size_t len)
 {
@@ -981,28 +1012,14 @@ int tb_store_variants(tb_store *s, int64_t run_id, tb_variant_info **out, size_t
     size_t cnt = 0, cap = 0;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            tb_variant_info *na = realloc(arr, ncap * sizeof *na);
-            if (!na) {
-                rc = tb_fail(msg, len, TB_ENOMEM, "cannot read the variants of '%s': out of "
-                             "memory", s->path);
-                break;
-            }
-            arr = na;
-            cap = ncap;
+        tb_variant_info *v = next_row((void **)&arr, &cap, cnt, sizeof *v);
+        if (!v) {
+            rc = tb_fail(msg, len, TB_ENOMEM, "cannot read the variants of '%s': out of "
+                         "memory", s->path);
+            break;
         }
-        tb_variant_info *v = &arr[cnt++];
-        memset(v, 0, sizeof *v);
-        int c = 0;
-        v->id = sqlite3_column_int64(st, c++);
-        COL_TEXT(st, c++, v->name);
-        COL_TEXT(st, c++, v->family);
-        COL_TEXT(st, c++, v->params_json);
-        COL_TEXT(st, c++, v->sass);
-        COL_TEXT(st, c++, v->file);
-        COL_TEXT(st, c++, v->sha256);
-        v->index = (int)col_opt_int(st, c++);
+        cnt++;
+        read_variant(st, 0, v);
     }
     if (rc == TB_OK && step != SQLITE_DONE) rc = db_fail(s, msg, len, "read the variants");
     done(st);
@@ -1165,18 +1182,13 @@ int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *
     size_t cnt = 0, cap = 0;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            tb_result_row *na = realloc(arr, ncap * sizeof *na);
-            if (!na) {
-                rc = tb_fail(msg, len, TB_ENOMEM,
-                             "cannot read the results of '%s': out of memory", s->path);
-                break;
-            }
-            arr = na;
-            cap = ncap;
+        tb_result_row *r = next_row((void **)&arr, &cap, cnt, sizeof *r);
+        if (!r) {
+            rc = tb_fail(msg, len, TB_ENOMEM,
+                         "cannot read the results of '%s': out of memory", s->path);
+            break;
         }
-        tb_result_row *r = &arr[cnt++];
+        cnt++;
         int c = read_measurement(st, 0, &r->m);
         if (c < 0) {
             rc = tb_fail(msg, len, TB_EDB,
@@ -1186,16 +1198,7 @@ int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *
                          (long long)r->m.id, s->path);
             break;
         }
-        tb_variant_info *v = &r->v;
-        memset(v, 0, sizeof *v);
-        v->id = sqlite3_column_int64(st, c++);
-        COL_TEXT(st, c++, v->name);
-        COL_TEXT(st, c++, v->family);
-        COL_TEXT(st, c++, v->params_json);
-        COL_TEXT(st, c++, v->sass);
-        COL_TEXT(st, c++, v->file);
-        COL_TEXT(st, c++, v->sha256);
-        v->index = (int)col_opt_int(st, c++);
+        c = read_variant(st, c, &r->v);
         tb_problem_info *p = &r->p;
         memset(p, 0, sizeof *p);
         p->id = sqlite3_column_int64(st, c++);
@@ -1304,15 +1307,9 @@ int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_
     size_t cnt = 0, cap = 0;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            tb_metric *na = realloc(a, ncap * sizeof *na);
-            if (!na) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory reading metrics"); break; }
-            a = na;
-            cap = ncap;
-        }
-        tb_metric *x = &a[cnt++];
-        memset(x, 0, sizeof *x);
+        tb_metric *x = next_row((void **)&a, &cap, cnt, sizeof *x);
+        if (!x) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory reading metrics"); break; }
+        cnt++;
         col_text(st, 0, x->name, sizeof x->name);
         x->value = col_real(st, 1);
         col_text(st, 2, x->unit, sizeof x->unit);
