@@ -139,6 +139,29 @@ static inline void lt_map_operands(const lt_map *m, const tb_buffers *io, const 
     *y = m->d_row ? io->in[0] : io->in[1];
 }
 
+/* What a cuBLASLt variant supports: a BF16 GEMM the mapping covers. */
+static inline int lt_variant_supports(const tb_problem *p, char *why, size_t len)
+{
+    if (!bf16_gemm_ok(p, why, len)) return 0;
+    return lt_map_supports(&p->gemm, why, len);
+}
+
+/* One launch of g with algorithm algo on stream; 0 or the cuBLAS status. */
+static inline int lt_map_launch(cublasLtHandle_t lt, const lt_map *m,
+                                const cublasLtMatmulAlgo_t *algo, const tb_gemm *g,
+                                const tb_buffers *io, void *ws, size_t ws_bytes,
+                                cudaStream_t stream)
+{
+    const float alpha = (float)g->alpha, beta = (float)g->beta;
+    const void *x, *y;
+    lt_map_operands(m, io, &x, &y);
+    void *d = io->out[0];
+    const void *c = g->beta != 0.0 ? io->in[2] : d;   /* with beta == 0, C is described as D */
+    cublasStatus_t st = cublasLtMatmul(lt, m->op, &alpha, x, m->lx, y, m->ly, &beta, c, m->lc,
+                                       d, m->ld, algo, ws, ws_bytes, stream);
+    return st == CUBLAS_STATUS_SUCCESS ? 0 : (int)st;
+}
+
 /* "algo=.. tile=.. stages=.. ..." for algorithm al (its heuristic's workspace and waves). */
 static inline void lt_algo_describe(const cublasLtMatmulAlgo_t *al, size_t workspace,
                                     float waves, char *buf, size_t len)

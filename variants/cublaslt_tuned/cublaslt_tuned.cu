@@ -40,8 +40,7 @@ struct tuned_state {
 
 int tuned_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_ok(p, why, len)) return 0;
-    return tbv::lt_map_supports(&p->gemm, why, len);
+    return tbv::lt_variant_supports(p, why, len);
 }
 
 size_t tuned_workspace(const tb_problem *p)
@@ -277,17 +276,8 @@ int tuned_launch(void *state, const tb_problem *p, const tb_buffers *io, void *w
 {
     tuned_state *s = (tuned_state *)state;
     if (!s) return (int)CUBLAS_STATUS_NOT_INITIALIZED;
-    const tb_gemm *g = &p->gemm;
-    const float alpha = (float)g->alpha, beta = (float)g->beta;
-    const void *x, *y;
-    tbv::lt_map_operands(&s->map, io, &x, &y);
-    void *d = io->out[0];
-    const void *c = g->beta != 0.0 ? io->in[2] : d;
-    const cublasStatus_t st = cublasLtMatmul(s->lt, s->map.op, &alpha, x, s->map.lx, y,
-                                             s->map.ly, &beta, c, s->map.lc, d, s->map.ld,
-                                             &s->heur.algo, workspace, workspace_bytes,
-                                             (cudaStream_t)stream);
-    return st == CUBLAS_STATUS_SUCCESS ? 0 : (int)st;
+    return tbv::lt_map_launch(s->lt, &s->map, &s->heur.algo, &p->gemm, io, workspace,
+                              workspace_bytes, (cudaStream_t)stream);
 }
 
 int tuned_describe(void *state, char *buf, size_t len)
