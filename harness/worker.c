@@ -1067,17 +1067,10 @@ static int cmd_measure(void)
     tb_linebuf_free(&lb);
     if (rc) { send_simple("fatal", "error", msg); return 2; }
 
-    cudaError_t e = cudaSetDevice(w.device);
-    if (e == cudaSuccess) e = cudaFree(0);
-    if (e != cudaSuccess) {
-        snprintf(msg, sizeof msg, "cannot use GPU %d: %s", w.device, cudaGetErrorString(e));
+    if (tbw_open_device(w.device, msg, sizeof msg) != TB_OK) {
         send_simple("fatal", "error", msg);
         return 2;
     }
-    /* no persisting-L2 carve-out may survive from anything before us */
-    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-    cudaCtxResetPersistingL2Cache();
-    cudaGetLastError();
     detect_profiler(&w);
     if (collect_env(w.device, &w.env, msg, sizeof msg) == TB_OK) {
         cJSON *o = tb_wire_env_to_json(&w.env);

@@ -31,6 +31,19 @@ void tbw_send_simple(int fd, const char *type, const char *key, const char *val)
     tbw_send(fd, o);
 }
 
+int tbw_open_device(int device, char *msg, size_t len)
+{
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaFree(0);
+    if (e != cudaSuccess)
+        return tb_fail(msg, len, TB_ENOGPU, "cannot use GPU %d: %s", device, cudaGetErrorString(e));
+    /* no persisting-L2 carve-out may survive from anything before us */
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    cudaCtxResetPersistingL2Cache();
+    cudaGetLastError();
+    return TB_OK;
+}
+
 void tbw_uuid(const struct cudaDeviceProp *p, char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)p->uuid.bytes;

@@ -16,6 +16,9 @@ char *tbw_read_job(tb_linebuf *lb);
 void tbw_send(int fd, cJSON *o);
 /* Send {"type": type} or {"type": type, key: val}. */
 void tbw_send_simple(int fd, const char *type, const char *key, const char *val);
+/* Make device current with its context created, and reset any persisting-L2 carve-out
+ * something before us left. TB_OK, or TB_ENOGPU with "cannot use GPU N: ...". */
+int tbw_open_device(int device, char *msg, size_t len);
 /* p's UUID as "GPU-...". */
 void tbw_uuid(const struct cudaDeviceProp *p, char *s, size_t n);
 /* The CUDA device whose UUID is uuid (case-insensitive). TB_OK, or TB_ENOGPU naming it. */

@@ -505,18 +505,15 @@ int tb_worker_counters(int out_fd)
     tb_linebuf_free(&lb);
     if (rc) { wc_simple("fatal", "error", msg); return 2; }
 
-    cudaError_t e = cudaSetDevice(j.device);
-    if (e == cudaSuccess) e = cudaFree(0);
     cudaStream_t s = NULL;
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    if (e != cudaSuccess) {
+    cudaError_t e = cudaSuccess;
+    if (tbw_open_device(j.device, msg, sizeof msg) == TB_OK &&
+        (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
         snprintf(msg, sizeof msg, "cannot use GPU %d: %s", j.device, cudaGetErrorString(e));
+    if (!s) {
         wc_simple("fatal", "error", msg);
         return 2;
     }
-    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-    cudaCtxResetPersistingL2Cache();
-    cudaGetLastError();
     wc_bufs b;
     memset(&b, 0, sizeof b);
     wc_state *st = calloc((size_t)(j.nv ? j.nv : 1), sizeof *st);
