@@ -690,14 +690,6 @@ static void nvtx_around(void *c, int begin)
     else nvtx_pop();
 }
 
-/* --pace: the GPU idles this long, so its average power stays under the cap (docs/method.md). */
-static void rest_ms(double ms)
-{
-    if (!(ms > 0)) return;
-    if (ms > 1000) ms = 1000;
-    struct timespec ts = { (time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6) };
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
-}
 
 /* One sample of one variant. Returns 0, or 1/2 as phase_a (the variant's timing is over). */
 static int take_sample(worker *w, vstate *vs, tb_sample *smp)
@@ -717,7 +709,7 @@ static int take_sample(worker *w, vstate *vs, tb_sample *smp)
     }
     if (rc) return cuda_crash(&vs->m, "failed while timing", msg) ? 2 : 1;
     if (persisting_l2_found(w->s, why, sizeof why)) { flag(&vs->m, "persisting-l2", why); return 1; }
-    if (w->pace > 0) rest_ms(w->pace * smp->wall_ms);
+    if (w->pace > 0) tbw_rest_ms(w->pace * smp->wall_ms);
     return 0;
 }
 

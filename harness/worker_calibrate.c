@@ -113,13 +113,6 @@ static int warm_up(wcal_launch_fn fn, void *ctx, cudaStream_t s, double target_m
 
 /* WCAL_REPS launches back to back, each between its own pair of events; with clk_dev
  * (device memory, 2 x WCAL_REPS words) the clock probe runs after each stop event. */
-static void rest_ms(double ms)
-{
-    if (!(ms > 0)) return;
-    if (ms > 1000) ms = 1000;
-    struct timespec ts = { (time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6) };
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
-}
 
 static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long long *clk_dev,
                      int rest, double *ms, char *msg, size_t len)
@@ -139,7 +132,7 @@ static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long
         if (rc == TB_OK && rest) {   /* alone, then as long a rest */
             float f = 0;
             if ((e = cudaStreamSynchronize(s)) != cudaSuccess) { rc = cuda_fail(msg, len, "a timed launch failed", e); break; }
-            if (cudaEventElapsedTime(&f, ev[2 * i], ev[2 * i + 1]) == cudaSuccess) rest_ms(f);
+            if (cudaEventElapsedTime(&f, ev[2 * i], ev[2 * i + 1]) == cudaSuccess) tbw_rest_ms(f);
         }
     }
     if (rc == TB_OK && (e = cudaStreamSynchronize(s)) != cudaSuccess) rc = cuda_fail(msg, len, "a timed launch failed", e);
@@ -312,7 +305,7 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     }
     double ms[WCAL_REPS];
     if ((rc = warm_up(gemm_launch, &g, s, WCAL_GEMM_WARM_MS, 5, &r->gemm_warm, msg, len))) goto out;
-    rest_ms(200);   /* the warm-up ran back to back: let the power cap's average settle */
+    tbw_rest_ms(200);   /* the warm-up ran back to back: let the power cap's average settle */
     if ((rc = time_reps(gemm_launch, &g, s, g.clk, 1, ms, msg, len))) goto out;
     unsigned long long clk[2 * WCAL_REPS];
     if ((e = cudaMemcpy(clk, g.clk, sizeof clk, cudaMemcpyDeviceToHost)) != cudaSuccess) {

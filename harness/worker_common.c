@@ -4,8 +4,11 @@
 #include "worker_common.h"
 #include "tb.h"
 #include "wire.h"
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 char *tbw_read_job(tb_linebuf *lb)
@@ -42,6 +45,14 @@ int tbw_open_device(int device, char *msg, size_t len)
     cudaCtxResetPersistingL2Cache();
     cudaGetLastError();
     return TB_OK;
+}
+
+void tbw_rest_ms(double ms)
+{
+    if (!(ms > 0)) return;
+    if (ms > 1000) ms = 1000;
+    struct timespec ts = { (time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6) };
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
 }
 
 void tbw_uuid(const struct cudaDeviceProp *p, char *s, size_t n)

@@ -19,6 +19,9 @@ void tbw_send_simple(int fd, const char *type, const char *key, const char *val)
 /* Make device current with its context created, and reset any persisting-L2 carve-out
  * something before us left. TB_OK, or TB_ENOGPU with "cannot use GPU N: ...". */
 int tbw_open_device(int device, char *msg, size_t len);
+/* Sleep ms milliseconds (at most 1 s; nothing for ms <= 0): the GPU rests, so its average
+ * power stays under the cap (--pace, docs/method.md; the calibration's GEMM). */
+void tbw_rest_ms(double ms);
 /* p's UUID as "GPU-...". */
 void tbw_uuid(const struct cudaDeviceProp *p, char *s, size_t n);
 /* The CUDA device whose UUID is uuid (case-insensitive). TB_OK, or TB_ENOGPU naming it. */
