@@ -80,6 +80,11 @@ int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char 
  * it is not removed from the samples, because on the H100 it over-corrects (docs/perf.md). */
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
+/* median event time of 21 cold samples of a kernel that does nothing (one thread): what an
+ * isolated launch costs as the events see it, launch and completion included. Stored with
+ * each measurement as information (issue 6: where a short kernel's microseconds go). */
+int tb_measure_noop_event(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
+
 /* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */
 double tb_measure_clock_mhz(tb_measure_dev *d);
 #endif

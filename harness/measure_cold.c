@@ -159,6 +159,11 @@ int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *ms
     return cold_median(d, flush, empty_launch, 21, 0, ms, msg, len);
 }
 
+int tb_measure_noop_event(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len)
+{
+    return cold_median(d, flush, noop_launch, 21, 0, ms, msg, len);
+}
+
 int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len)
 {
     return cold_median(d, flush, noop_launch, 15, 1, base_ms, msg, len);

@@ -280,6 +280,7 @@ typedef struct worker {
     int nsets;
     double base_cold, base_graph;   /* hidden-work baselines */
     double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */
+    double noop_ms;      /* what events around one empty kernel read (stored, information) */
     tb_nvml_dev *nvml;
 } worker;
 
@@ -761,6 +762,7 @@ static void send_result(worker *w, vstate *vs)
         cJSON_AddNumberToObject(x, "block_timeouts", vs->block_timeouts);
         cJSON_AddStringToObject(x, "l2", w->l2_hot ? "hot" : "cold");
         if (!vs->graph && isfinite(w->event_ms)) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
+        if (isfinite(w->noop_ms)) cJSON_AddNumberToObject(x, "noop_event_ms", w->noop_ms);
         if (vs->graph) {
             cJSON_AddNumberToObject(x, "graph_reps", vs->reps);
             cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
@@ -1126,6 +1128,9 @@ static int cmd_measure(void)
         if (tb_measure_event_overhead(&w.md, !w.l2_hot, &w.event_ms, msg, sizeof msg) != TB_OK ||
             !(w.event_ms >= 0) || w.event_ms > 0.05)
             w.event_ms = NAN;   /* not measured, or implausible (over 50 us) */
+        if (tb_measure_noop_event(&w.md, !w.l2_hot, &w.noop_ms, msg, sizeof msg) != TB_OK ||
+            !(w.noop_ms >= 0) || w.noop_ms > 0.05)
+            w.noop_ms = NAN;
         tb_nvml_sampler *smp = NULL;
         if (w.nvml) tb_nvml_sampler_start(w.nvml, 10, &smp, nm, sizeof nm);
         interleave(&w, act, na, 0);

@@ -38,8 +38,9 @@
  * resources launch and for each counter pass, so that
  *   ncu --nvtx --nvtx-include "tb/<variant>/<MxNxK>/counters/" ...
  * selects this launch (under ncu our own counters are off and only the resources launch runs).
- * Before each pass: persisting-L2 lines reset, then the L2 flushed by reading a buffer of
- * max(2 x L2, 32 MiB) (tbdev_l2_flush), outside the profiled range.
+ * Before each pass, and before the resources launch: persisting-L2 lines reset, then the L2
+ * flushed by reading a buffer of max(2 x L2, 32 MiB) (tbdev_l2_flush), outside the profiled
+ * range.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "worker_counters.h"
@@ -415,8 +416,11 @@ static int prepare_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s
     }
 
     /* one launch, recorded by the activity API (inside the NVTX range, even when the activity
-     * API is unavailable, so that ncu --nvtx-include finds exactly this launch) */
-    cudaCtxResetPersistingL2Cache();
+     * API is unavailable, so that ncu --nvtx-include finds exactly this launch). It starts
+     * from the state every counter pass starts from (persisting lines reset, L2 flushed), so
+     * that ncu --cache-control none on it sees the cache state of tilebench's own passes. */
+    wc_prepare_fn(l);
+    cudaDeviceSynchronize();   /* the flush kernel must not land among the activity records */
     cudaGetLastError();
     int res_on = tb_resources_start(r->res_why, sizeof r->res_why) == TB_OK;
     int lrc = wc_launch_fn(l);

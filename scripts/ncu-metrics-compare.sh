@@ -4,6 +4,9 @@
 # inside the NVTX range tb/<variant>/<shape>/counters), each tool run twice, on the device
 # machine from the install prefix (issue 8; docs/perf.md keeps the tables).
 #   scripts/ncu-metrics-compare.sh [PREFIX] [SHAPE] [VARIANT...]
+# NCU_CACHE=none NCU_REPLAY=application profiles the launch in tilebench's own cache state:
+# the counter worker flushes the L2 (reads 2 x L2) right before it, and ncu neither flushes
+# nor restores memory (application replay reruns the whole sweep for each of its passes).
 set -u
 cd "$(dirname "$0")/.."
 P=$(cd "${1:-prefix}" && pwd); S=${2:-4096x4096x4096}; shift 2 2>/dev/null || shift $#
@@ -18,14 +21,14 @@ for v in "${VS[@]}"; do
         "$TB" sweep "${SEL[@]}" --filter "$v" --shapes "$S" --metrics "$M" --stop fixed:samples=3 --no-energy \
             --no-progress --quiet --db "$out/tb-$v-$i.db" 2>/dev/null
         "$TB" export --db "$out/tb-$v-$i.db" --format json > "$out/tb-$v-$i.json"
-        "$NCU" --nvtx --nvtx-include "tb/$v/$S/counters/" --clock-control none --cache-control all \
-            --metrics "$M" --csv --page raw --print-units base \
+        "$NCU" --nvtx --nvtx-include "tb/$v/$S/counters/" --clock-control none --cache-control "${NCU_CACHE:-all}" \
+            --replay-mode "${NCU_REPLAY:-kernel}" --metrics "$M" --csv --page raw --print-units base \
             "$TB" sweep "${SEL[@]}" --filter "$v" --shapes "$S" --metrics "$M" --stop fixed:samples=3 \
             --no-energy --max-time 600 --timeout 600 --no-progress --quiet --db "$out/ncu-$v-$i.db" \
             > "$out/ncu-$v-$i.csv" 2> "$out/ncu-$v-$i.err"
     done
     $PY - "$out" "$v" "$M" <<'PYEOF'
-import csv, io, json, sys
+import csv, io, json, os, sys
 d, v, names = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 def tb(i):
     r = json.load(open(f"{d}/tb-{v}-{i}.json"))["results"][0]
@@ -39,7 +42,7 @@ def ncu(i):
         out[n] = sum(vals) if vals else None
     return out, len(rows)
 t = [tb(1), tb(2)]; (n1, k1), (n2, k2) = ncu(1), ncu(2)
-print(f"== {v}: ncu profiled {k1} and {k2} kernels")
+print(f"== {v}: ncu (--cache-control {os.environ.get('NCU_CACHE', 'all')} --replay-mode {os.environ.get('NCU_REPLAY', 'kernel')}) profiled {k1} and {k2} kernels")
 print(f"{'metric':58s} {'tilebench (2 runs)':>30s} {'ncu (2 runs)':>30s} {'diff':>8s}")
 for n in names:
     a = [x.get(n) for x in t]; b = [n1.get(n), n2.get(n)]

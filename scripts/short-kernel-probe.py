@@ -10,6 +10,8 @@ Compute's gpu__time_duration:
                launch after a flush, device synchronised between launches
   trace-B2B    the same kernel's durations when launched back to back
   trace-graph  the same inside a CUDA graph of R launches
+  empty-*      the same recipes around an almost empty kernel (torch.cuda._sleep(1)) and
+               around nothing (an event pair): what an isolated launch costs by itself
   python3 scripts/short-kernel-probe.py [N] [--ncu]   (--ncu: only flushed launches, for ncu)
 """
 import statistics
@@ -40,6 +42,10 @@ if ncu_mode:      # 40 flushed, isolated launches; ncu's own flush comes on top
         flush.zero_()
         gemm()
         torch.cuda.synchronize()
+    for _ in range(40):
+        flush.zero_()
+        torch.cuda._sleep(1)
+        torch.cuda.synchronize()
     sys.exit(0)
 
 R = 200
@@ -53,6 +59,26 @@ def ev_one(k=60):
         s.record(); gemm(); e.record(); e.synchronize()
         out.append(s.elapsed_time(e) * 1e3)
     return statistics.median(out)
+
+
+def ev_around(fn, k=60):
+    out = []
+    for _ in range(k):
+        flush.zero_()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); e.synchronize()
+        out.append(s.elapsed_time(e) * 1e3)
+    return statistics.median(out)
+
+
+def tr_empty(k=60):
+    with profile(activities=[ProfilerActivity.CUDA]) as p:
+        for _ in range(k):
+            flush.zero_()
+            torch.cuda._sleep(1)
+            torch.cuda.synchronize()
+    ks = [e for e in p.events() if e.device_type == torch.autograd.DeviceType.CUDA and ("sleep" in e.name.lower() or "spin" in e.name.lower())]
+    return statistics.median([e.time_range.elapsed_us() for e in ks]) if ks else float("nan")
 
 
 def ev_b2b(k=20):
@@ -127,6 +153,9 @@ rows.append(("trace-B2B", statistics.median(tb)))
 gt, (_, tg) = tr_graph()
 rows.append(("events-graph (per launch)", gt))
 rows.append(("trace-graph", statistics.median(tg)))
+rows.append(("empty-events-1 (_sleep(1), flushed)", ev_around(lambda: torch.cuda._sleep(1))))
+rows.append(("empty-events-pair (nothing between)", ev_around(lambda: None)))
+rows.append(("empty-trace-1 (_sleep(1), flushed)", tr_empty()))
 print(f"short-kernel probe: {n}^3 BF16, kernel {name[:70]}")
 for k, v in rows:
     print(f"  {k:32s} {v:9.3f} us")

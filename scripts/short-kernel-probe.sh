@@ -16,13 +16,16 @@ for m in cold graph; do
   for pace in 0 1; do
     "$TB" sweep --filter cublaslt --shapes $s --method $m --pace $pace --no-energy --no-progress --quiet \
         --db "$out/tb-$m-$pace.db" 2>/dev/null
-    "$TB" export --db "$out/tb-$m-$pace.db" --format csv 2>/dev/null | $PY -c '
-import csv,sys; r=list(csv.DictReader(sys.stdin))[0]
-print(f"  tilebench --method {sys.argv[1]:5s} --pace {sys.argv[2]}: median {float(r["median_ms"])*1e3:8.3f} us  clock {r.get("clock_mhz","?")}")' $m $pace
+    "$TB" export --db "$out/tb-$m-$pace.db" --format json 2>/dev/null | $PY -c '
+import json,sys; r=json.load(sys.stdin)["results"][0]; x=r.get("extra") or {}
+x = json.loads(x) if isinstance(x, str) else x
+us = lambda k: "%6.3f" % (x[k] * 1e3) if isinstance(x.get(k), (int, float)) else "  -   "
+print("  tilebench --method %-5s --pace %s: median %8.3f us; empty event pair %s us, events around an empty kernel %s us"
+      % (sys.argv[1], sys.argv[2], r["median_ms"] * 1e3, us("event_overhead_ms"), us("noop_event_ms")))' $m $pace
   done
 done
 echo "== torch (cuBLAS) $N^3"
-$PY scripts/short-kernel-probe.py $N 2>&1 | tail -8
+$PY scripts/short-kernel-probe.py $N 2>&1 | tail -12
 for cc in all none; do
   "$NCU" --clock-control none --cache-control $cc --metrics gpu__time_duration.sum --csv --page raw \
       --print-units base $PY scripts/short-kernel-probe.py $N --ncu > "$out/ncu-torch-$cc.csv" 2> "$out/ncu-torch-$cc.err"
