@@ -4,6 +4,7 @@
 # inside the NVTX range tb/<variant>/<shape>/counters), each tool run twice, on the device
 # machine from the install prefix (issue 8; docs/perf.md keeps the tables).
 #   scripts/ncu-metrics-compare.sh [PREFIX] [SHAPE] [VARIANT...]
+# NCU_EXTRA_DIR adds a variant directory (the zoo: zoo_zeros writes D and reads little).
 # NCU_CACHE=none NCU_REPLAY=application profiles the launch in tilebench's own cache state:
 # the counter worker flushes the L2 (reads 2 x L2) right before it, and ncu neither flushes
 # nor restores memory (application replay reruns the whole sweep for each of its passes).
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 P=$(cd "${1:-prefix}" && pwd); S=${2:-4096x4096x4096}; shift 2 2>/dev/null || shift $#
 VS=("$@"); [ ${#VS[@]} = 0 ] && VS=(mma_sync_bf16_128x128x32_s3_w8_tn wgmma_bf16_128x256x64_c2x1_s4_cooperative_rasterm_sw16_epilogue-conflict_tn)
 TB=$P/bin/tilebench; SEL=(--variants "$P/lib/tilebench/variants-grid" --variants "$P/lib/tilebench/variants")
+[ -n "${NCU_EXTRA_DIR:-}" ] && SEL+=(--variants "$NCU_EXTRA_DIR")
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 M=smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 out=${OUT:-/tmp/tb-ncum}/ncum; mkdir -p "$out"

@@ -21,7 +21,7 @@ import json,sys; r=json.load(sys.stdin)["results"][0]; x=r.get("extra") or {}
 x = json.loads(x) if isinstance(x, str) else x
 us = lambda k: "%6.3f" % (x[k] * 1e3) if isinstance(x.get(k), (int, float)) else "  -   "
 print("  tilebench --method %-5s --pace %s: median %8.3f us; empty event pair %s us, events around an empty kernel %s us"
-      % (sys.argv[1], sys.argv[2], r["median_ms"] * 1e3, us("event_overhead_ms"), us("noop_event_ms")))' $m $pace
+      % (sys.argv[1], sys.argv[2], r["timing"]["median_ms"] * 1e3, us("event_overhead_ms"), us("noop_event_ms")))' $m $pace
   done
 done
 echo "== torch (cuBLAS) $N^3"
