@@ -62,8 +62,6 @@ struct tb_counters {
     uint8_t *cdata;
     size_t cdata_size;
     double *rvals;                                /* per range values, ncoll each */
-    tb_counters_launch_fn trailer;                /* one kernel after the launch, or NULL */
-    double tvals[TB_COUNTERS_MAX_METRICS];        /* the trailer's range, as values[] */
 };
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -364,7 +362,6 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     c->device = device;
     c->n = n;
     c->dur_slot = -1;
-    for (int i = 0; i < TB_COUNTERS_MAX_METRICS; i++) c->tvals[i] = NAN;
     int rc;
     for (int i = 0; i < n; i++) {
         c->given[i] = strdup(metrics[i]);
@@ -489,7 +486,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
         goto err;
     }
     rp_disable(obj);
-    c->rvals = calloc((size_t)(TB_COUNTERS_MAX_KERNELS + 1) * (size_t)(c->ncoll), sizeof(double));
+    c->rvals = calloc((size_t)TB_COUNTERS_MAX_KERNELS * (size_t)(c->ncoll), sizeof(double));
     if (!c->rvals) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); goto err; }
     *out = c;
     return TB_OK;
@@ -539,13 +536,12 @@ static int collect_fail(CUpti_RangeProfiler_Object *obj, int started, int pushed
 int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counters_prepare_fn prep,
                         void *ctx, double *values, int *passes, char *msg, size_t len)
 {
-    for (int i = 0; c && i < c->n; i++) values[i] = c->tvals[i] = NAN;
+    for (int i = 0; c && i < c->n; i++) values[i] = NAN;
     if (passes) *passes = 0;
     if (!c || !launch) return tb_fail(msg, len, TB_EUSAGE, "no counters or no launch");
     CUptiResult r;
     CUpti_RangeProfiler_Object *obj = NULL;
-    int trail = c->trailer && !c->user_range;
-    size_t maxr = c->user_range ? 1 : TB_COUNTERS_MAX_KERNELS + (size_t)trail;
+    size_t maxr = c->user_range ? 1 : TB_COUNTERS_MAX_KERNELS;
     if ((r = rp_enable(c->ctx, &obj)) != CUPTI_SUCCESS)
         return cupti_fail(msg, len, "cuptiRangeProfilerEnable", r);
 
@@ -624,9 +620,6 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
             pushed = 1;
         }
         int lrc = launch(ctx);
-        if (!lrc && trail && c->trailer(ctx) != 0)
-            return collect_fail(obj, 1, pushed, tb_fail(msg, len, TB_ECUDA, "the trailer kernel "
-                                "did not launch in pass %d", npass + 1));
         ce = cudaDeviceSynchronize();
         if (ce == cudaSuccess) ce = cudaGetLastError();
         if (lrc)
@@ -675,9 +668,6 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
         return collect_fail(obj, 0, 0, tb_fail(msg, len, TB_ECUDA, "no kernel ran in the profiled "
                             "range (did the launch use another context?)"));
     if (nr > maxr) nr = maxr;
-    if (trail && nr < 2)
-        return collect_fail(obj, 0, 0, tb_fail(msg, len, TB_ECUDA, "the trailer kernel's range "
-                            "is missing (%zu ranges)", nr));
     for (size_t k = 0; k < nr; k++) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
         memset(&ev, 0, sizeof ev);
@@ -694,12 +684,6 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     }
     rp_disable(obj);
 
-    /* the trailer's range (the last) is not the launch's: kept apart */
-    if (trail) {
-        nr--;
-        for (int i = 0; i < c->n; i++)
-            if (c->slot[i] >= 0) c->tvals[i] = c->rvals[nr * c->ncoll + c->slot[i]];
-    }
     /* the kernels of one launch into one value per metric */
     double tot_dur = 0;
     for (size_t k = 0; k < nr && c->dur_slot >= 0; k++) tot_dur += c->rvals[k * c->ncoll + c->dur_slot];
@@ -729,14 +713,6 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
 /* ---- the rest ---------------------------------------------------------------------------- */
 
 void tb_counters_user_range(tb_counters *c, int on) { if (c) c->user_range = on != 0; }
-void tb_counters_trailer(tb_counters *c, tb_counters_launch_fn trailer)
-{
-    if (c) c->trailer = trailer;
-}
-double tb_counters_trailer_value(const tb_counters *c, int i)
-{
-    return c && i >= 0 && i < c->n ? c->tvals[i] : NAN;
-}
 int tb_counters_count(const tb_counters *c) { return c ? c->n : 0; }
 const char *tb_counters_name(const tb_counters *c, int i)
 {

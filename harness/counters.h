@@ -75,15 +75,6 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
  * per kernel (0, the default). Takes effect at the next collect. Can't fail. */
 void tb_counters_user_range(tb_counters *c, int on);
 
-/* In auto-range mode, launch one more kernel after the launch in every pass, trailer(ctx)
- * (an empty kernel): its range is not the launch's and is kept apart, so that work the GPU
- * does at the boundary after the launch's last kernel (the L2 writing back the dirty lines
- * the launch left, docs/counters.md) is counted there and not in values[]. NULL: none (the
- * default). Takes effect at the next collect. Can't fail. */
-void tb_counters_trailer(tb_counters *c, tb_counters_launch_fn trailer);
-/* The trailer's range from the last collect, as values[i]; NaN when none or unavailable. */
-double tb_counters_trailer_value(const tb_counters *c, int i);
-
 /* Number of metrics c was opened with (the length of the list). */
 int tb_counters_count(const tb_counters *c);
 /* The name collected for metrics[i]: the first alternative the chip has, or, when it has

@@ -2,8 +2,6 @@
  *
  * Owns the formulas and nothing else: its callers read the store and print.
  *   intensity  = flops / (read + write bytes)                        FLOP/byte
- *                (write bytes: during the kernel plus, when the counter worker measured it,
- *                 the write-back after it of what it left dirty in the L2)
  *   bandwidth  = (read + write bytes) / median time                  GB/s
  *   achieved   = flops / median time                                 TFLOP/s
  *   attainable = min(gemm ceiling, intensity * dram ceiling / 1000)  TFLOP/s
@@ -32,8 +30,6 @@ void tb_roofline_inputs(const tb_result_row *r, const tb_metric *m, size_t nm,
     in->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch > 0 ? p->batch : 1);
     in->read_bytes = metric(m, nm, TB_ROOFLINE_READ);
     in->write_bytes = metric(m, nm, TB_ROOFLINE_WRITE);
-    double after = metric(m, nm, TB_ROOFLINE_WRITE_AFTER);
-    if (isfinite(after) && after > 0) in->write_bytes += after;
     in->median_ms = r->m.median_ms;
     in->ceil_tflops = cal ? cal->gemm_tflops : NAN;
     in->ceil_dram_gbps = cal ? cal->dram_gbps : NAN;

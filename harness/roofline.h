@@ -15,15 +15,12 @@
 /* The metric names the derived figures read. */
 #define TB_ROOFLINE_READ "dram__bytes_read.sum"
 #define TB_ROOFLINE_WRITE "dram__bytes_write.sum"
-/* what the launch left dirty in the L2, written back after it (counter worker, when known):
- * added to the writes, since the kernel moves those bytes too */
-#define TB_ROOFLINE_WRITE_AFTER "tb.dram_bytes_write_after"
 
 /* Inputs; NaN (or <= 0) where unknown. */
 typedef struct tb_roofline_in {
     double flops;            /* 2 * m * n * k * batch */
     double read_bytes;       /* dram__bytes_read.sum */
-    double write_bytes;      /* dram__bytes_write.sum + tb.dram_bytes_write_after (when known) */
+    double write_bytes;      /* dram__bytes_write.sum */
     double median_ms;        /* the measurement's median time */
     double ceil_tflops;      /* calibration: the GEMM ceiling, TFLOP/s */
     double ceil_dram_gbps;   /* calibration: the DRAM ceiling, GB/s */

@@ -225,13 +225,6 @@ static int wc_launch_fn(void *c)
     return rc;
 }
 
-/* After the launch in each pass: one empty kernel, whose range takes the write-back of the
- * dirty lines the launch left in the L2 (counters.h, tb_counters_trailer). */
-static int wc_trailer_fn(void *c)
-{
-    return tbdev_noop(((wc_launch *)c)->s);
-}
-
 static void wc_prepare_fn(void *c)
 {
     wc_launch *l = c;
@@ -261,7 +254,6 @@ typedef struct wc_state {
     int alive;                   /* set up, launched once, waiting for its counters */
     double values[TB_COUNTERS_MAX_METRICS];
     int have_values;
-    double write_after;          /* dram__bytes_write.sum of the trailer's range, or NaN */
     char metrics_why[TB_TEXT_LEN];   /* why no metric has a value, when none has */
     int passes, kernels;
     tb_kernel_res res[WC_MAX_KERNELS];
@@ -301,15 +293,6 @@ static void send_metrics(const wc_job *j, const tb_counters *c, const wc_state *
             cJSON_AddStringToObject(m, "reason", !avail && why[0] ? why
                                     : r->metrics_why[0] ? r->metrics_why : "not collected");
         cJSON_AddItemToArray(ma, m);
-        if (have && !strcmp(name, "dram__bytes_write.sum") && !isnan(r->write_after)) {
-            /* what the launch left dirty in the L2, written back after its last kernel */
-            m = cJSON_CreateObject();
-            cJSON_AddStringToObject(m, "name", "tb.dram_bytes_write_after");
-            cJSON_AddNumberToObject(m, "value", r->write_after);
-            cJSON_AddStringToObject(m, "unit", "bytes");
-            cJSON_AddBoolToObject(m, "available", 1);
-            cJSON_AddItemToArray(ma, m);
-        }
     }
     cJSON *ra = cJSON_AddArrayToObject(o, "resources");
     for (int i = 0; i < r->nres && i < WC_MAX_KERNELS; i++) {
@@ -479,9 +462,6 @@ static void count_variant(const wc_job *j, wc_state *r, tb_counters **cp, char *
         if (rc == TB_OK) {
             r->have_values = 1;
             r->kernels = tb_counters_kernels(*cp);
-            for (int i = 0; i < j->nm; i++)
-                if (!strcmp(tb_counters_name(*cp, i), "dram__bytes_write.sum"))
-                    r->write_after = tb_counters_trailer_value(*cp, i);
         } else if (rc == TB_ENOGPU) {
             /* the counters went away (a profiler attached, permissions): not again */
             gone = 1;
@@ -545,7 +525,6 @@ int tb_worker_counters(int out_fd)
         wc_simple("fatal", "error", st ? msg : "out of memory");
         return 2;
     }
-    for (int i = 0; i < j.nv; i++) st[i].write_after = NAN;
     wc_simple("ready", NULL, NULL);
 
     /* phase 1: every variant set up and launched once, its resources read through the
@@ -561,7 +540,6 @@ int tb_worker_counters(int out_fd)
     char cwhy[TB_MSG_LEN] = "";
     if (tb_counters_open(j.device, (const char *const *)j.metrics, &c, cwhy, sizeof cwhy) != TB_OK)
         c = NULL;
-    tb_counters_trailer(c, wc_trailer_fn);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "counters");
     cJSON_AddStringToObject(o, "chip", c ? tb_counters_chip(c) : "");

@@ -73,12 +73,6 @@ static int launch(void *p)
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 
-/* the counters' trailer: one empty kernel after the launch */
-static int trailer(void *p)
-{
-    return tbdev_noop(((ctx *)p)->s);
-}
-
 static void prep(void *p)
 {
     ctx *c = (ctx *)p;
@@ -387,9 +381,9 @@ int main(int argc, char **argv)
         tb_counters_close(tc);
         tc = NULL;
     }
-    TB_CASE("counters-6.3", "the dirty lines a kernel leaves in the L2 are written back at the "
-                            "range boundary after it: a trailer kernel's range takes them") {
-        const char *m2[] = { "dram__bytes_write.sum", "dram__bytes_read.sum", NULL };
+    TB_CASE("counters-6.3", "a kernel's range counts the write-back of the lines it left dirty "
+                            "in the L2: 16 MiB written (it fits in the L2) count as 16 MiB") {
+        const char *m2[] = { "dram__bytes_write.sum", NULL };
         int r2 = tb_counters_open(0, m2, &tc, msg, sizeof msg);
         TB_CHECK(r2 == TB_OK);
         if (r2) { printf("  %s\n", msg); continue; }
@@ -399,21 +393,13 @@ int main(int argc, char **argv)
         c.wout4 = wbytes / 16;
         r2 = tb_counters_collect(tc, launch, prep, &c, v, &passes, msg, sizeof msg);
         TB_CHECK(r2 == TB_OK);
-        double alone = v[0];
-        tb_counters_trailer(tc, trailer);
-        r2 = tb_counters_collect(tc, launch, prep, &c, v, &passes, msg, sizeof msg);
-        TB_CHECK(r2 == TB_OK);
-        TB_CHECK(tb_counters_kernels(tc) == 1);
-        double after = tb_counters_trailer_value(tc, 0);
-        printf("  a kernel writing 16 MiB (fits in the L2): DRAM writes %.0f bytes in its range "
-               "alone; with a trailer %.0f in its range and %.0f in the trailer's\n",
-               alone, v[0], after);
-        /* the kernel's own range alone holds the write-back of its 16 MiB (ncu, whose window
-         * ends with the kernel, sees almost none of it); with the trailer they move there */
-        TB_CHECK(alone > 0.9 * (double)wbytes);
-        TB_CHECK(v[0] < 0.5 * (double)wbytes);
-        TB_CHECK(after > 0.9 * (double)wbytes);
-        tb_counters_trailer(tc, NULL);
+        printf("  a kernel writing 16 MiB wrote %.0f bytes of DRAM in its range\n", v[0]);
+        /* On the H100 (2026-11-23): 17 179 904 and 17 153 024 bytes. The L2 could hold all
+         * 16 MiB dirty when the kernel ends, so the write-back is the range profiler's: its
+         * range closes after the L2 has written the kernel's lines back (an empty kernel
+         * launched after it, in a range of its own, counted 5 KB). ncu's window closes with
+         * the kernel and misses up to ~23 MB of such lines (docs/counters.md). */
+        TB_CHECK(v[0] > 0.97 * (double)wbytes && v[0] < 1.1 * (double)wbytes);
         cudaFree(c.wout);
         c.wout = NULL;
         tb_counters_close(tc);
