@@ -46,7 +46,21 @@
  *
  * CMake defines, one library per grid point (see CMakeLists.txt): TB_TILE_M, TB_TILE_N,
  * TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
- * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control).
+ * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control),
+ * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster).
+ *
+ * Stream-K tail (TB_STREAMK): when the tiles do not fill whole waves of the persistent grid
+ * (G CTAs, T tiles, T > G, T % G != 0), the first (T/G - 1) * G tiles stay data-parallel and
+ * the last R = T - that (G < R < 2G) are split by k-blocks: the R * k_iters block-iterations
+ * are dealt out in G contiguous ranges of ceil(R * k_iters / G), one per CTA, so every CTA
+ * ends together instead of the last wave running half empty (8192^3 at 128x256: 15.5 waves
+ * of 132 CTAs, the 16th half full: 3 % of the time). A range that starts inside a tile
+ * computes a partial sum and leaves it, FP32, in the workspace (slot cid; each CTA leaves at
+ * most one) with a flag; the CTA whose range holds the tile's first k-block owns the tile: it
+ * waits for the flags of the CTAs after it whose ranges start inside the tile, adds their
+ * partials and runs the epilogue. The owner's segment comes last in its range and the
+ * partials first in theirs, so the wait is short; every CTA is resident (one per SM, grid <=
+ * SMs), so it ends. launch() zeroes the flags (G ints) before each launch.
  */
 #include "../common/gemm_common.cuh"
 
@@ -63,6 +77,9 @@
 #endif
 #ifndef TB_EPI_CONFLICT
 #define TB_EPI_CONFLICT 0
+#endif
+#ifndef TB_STREAMK
+#define TB_STREAMK 0
 #endif
 /* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
@@ -83,11 +100,13 @@
 
 namespace {
 
-template <int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int SW_, int EC_>
+template <int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int SW_, int EC_,
+          int SK_>
 struct config {
     static constexpr int TILE_M = TM_, TILE_N = TN_, BK = 64, STAGES = STAGES_;
     static constexpr int CM = CM_, CN = CN_, CSIZE = CM_ * CN_;
     static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ != 0, CONFLICT = EC_ != 0;
+    static constexpr bool STREAMK = SK_ != 0;
     static constexpr int SWIZZLE = SW_;
     static constexpr int THREADS = 384;                 /* producer + 2 consumer warpgroups */
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
@@ -116,12 +135,13 @@ struct config {
     static_assert(A_LOAD_ROWS % 8 == 0 && B_LOAD_ROWS % 8 == 0 && A_LOAD_ROWS <= 256 &&
                   B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
     static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
+    static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG), "stream-K: cooperative, no cluster");
     static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
     static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
 };
 
 using cfg = config<TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG,
-                   TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT>;
+                   TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT, TB_STREAMK>;
 
 /* The kernel's one parameter, passed as __grid_constant__ so the tensor maps stay in
  * parameter space, where TMA reads them. */
@@ -134,6 +154,11 @@ struct kparams {                    /* 64-byte aligned through CUtensorMap */
     int ctiles_m, ctiles_n;         /* the tile grid in cluster tiles (CM x CN tiles each) */
     int num_ctiles;
     int band;                       /* raster band width in cluster tiles */
+    /* stream-K tail (cfg::STREAMK; otherwise sk_first = num_ctiles, sk_total = 0): tiles from
+     * sk_first on are split by k-blocks, sk_total block-iterations in ranges of sk_per */
+    int sk_first, sk_per, sk_total;
+    float *ws;                      /* partial sums: slot c holds CTA c's, TILE_M x TILE_N */
+    int *flags;                     /* flags[c] = 1 once slot c is written */
 };
 
 /* ---- PTX wrappers ----------------------------------------------------------------------- */
@@ -393,8 +418,9 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
 /* ---- the kernel ------------------------------------------------------------------------- */
 
 /* Named barriers (0 is __syncthreads): 2 + c, one consumer warpgroup's 128 threads; 4 + c,
- * pingpong's "consumer c may run its main loop" (256 threads: c syncs, the other arrives). */
-constexpr int BAR_WG = 2, BAR_ORDER = 4;
+ * pingpong's "consumer c may run its main loop" (256 threads: c syncs, the other arrives);
+ * 6, the two consumers of a stream-K tile (256 threads). */
+constexpr int BAR_WG = 2, BAR_ORDER = 4, BAR_SK = 6;   /* 6: both consumers (stream-K) */
 
 /* Cluster tile t -> (row, column) in the grid of cluster tiles: see the raster note above. */
 __device__ __forceinline__ void cluster_tile(const kparams &p, int t, int &ctm, int &ctn)
@@ -496,6 +522,40 @@ __device__ __forceinline__ void mma_k16(float (&acc)[N], uint32_t da, uint32_t d
     else wgmma_n128(acc, da, db, scale_d);
 }
 
+/* This CTA's next unit of work: whole data-parallel tiles (t, stride ncl) while below
+ * sk_first, then the k-block segments of its stream-K range [s, e). 0 when none is left. */
+__device__ __forceinline__ bool next_unit(const kparams &p, int ncl, int &t, int &s, int e,
+                                          int &tile, int &kb0, int &kb1)
+{
+    if (t < p.sk_first) {
+        tile = t;
+        kb0 = 0;
+        kb1 = p.k_iters;
+        t += ncl;
+        return true;
+    }
+    if (cfg::STREAMK && s < e) {
+        tile = p.sk_first + s / p.k_iters;
+        kb0 = s % p.k_iters;
+        kb1 = min(p.k_iters, kb0 + (e - s));
+        s += kb1 - kb0;
+        return true;
+    }
+    return false;
+}
+
+__device__ __forceinline__ int ld_acquire(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_release(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
 __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_constant__ kparams p)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -528,12 +588,14 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
             tma_prefetch(&p.a);
             tma_prefetch(&p.b);
             uint32_t slot = 0, phase = 0;
-            for (int t = cid; t < p.num_ctiles; t += ncl) {
+            int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+            const int e = min(s + p.sk_per, p.sk_total);
+            while (next_unit(p, ncl, t, s, e, tile, kb0, kb1)) {
                 int ctm, ctn;
-                cluster_tile(p, t, ctm, ctn);
+                cluster_tile(p, tile, ctm, ctn);
                 const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
                 const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
-                for (int kb = 0; kb < p.k_iters; kb++) {
+                for (int kb = kb0; kb < kb1; kb++) {
                     mbar_wait(empty + 8 * slot, phase ^ 1u);
                     const uint32_t fb = full + 8 * slot;
                     mbar_expect_tx(fb, cfg::STAGE_BYTES);
@@ -578,19 +640,22 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
         };
 
         uint32_t echunk = 0;
-        const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;
-        int j = 0;                          /* this CTA's tile count: the ring position */
-        for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
+        const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;   /* pingpong: no stream-K */
+        int j = 0;                          /* this CTA's unit count */
+        uint32_t it = 0;                    /* ring position: block-iterations loaded before */
+        int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+        const int e = min(s + p.sk_per, p.sk_total);
+        for (; next_unit(p, ncl, t, s, e, tile, kb0, kb1); j++) {
+            const uint32_t it0 = it;
+            it += (uint32_t)(kb1 - kb0);
             if (cfg::PINGPONG && (j & 1) != cw) continue;
             int ctm, ctn;
-            cluster_tile(p, t, ctm, ctn);
+            cluster_tile(p, tile, ctm, ctn);
             const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M + (cfg::PINGPONG ? 0 : cw * cfg::WG_M);
             const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
-            /* Tiles are loaded in order, k_iters slots each: tile j starts at j * k_iters. */
-            const uint32_t it = (uint32_t)j * (uint32_t)p.k_iters;
-            uint32_t slot = it % cfg::STAGES, phase = (it / cfg::STAGES) & 1u, prev = 0;
+            uint32_t slot = it0 % cfg::STAGES, phase = (it0 / cfg::STAGES) & 1u, prev = 0;
             if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
-            for (int kb = 0; kb < p.k_iters; kb++) {
+            for (int kb = kb0; kb < kb1; kb++) {
                 mbar_wait(full + 8 * slot, phase);
                 const uint32_t da = da0 + slot * (cfg::STAGE_A >> 4);
                 const uint32_t db = db0 + slot * (cfg::STAGE_B >> 4);
@@ -600,7 +665,7 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
 #pragma unroll
                     for (int mi = 0; mi < cfg::MI; mi++) {
                         mma_k16(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * 32) >> 4),
-                                db + (uint32_t)((kk * 32) >> 4), (kb | kk) != 0);
+                                db + (uint32_t)((kk * 32) >> 4), (kb != kb0) || kk != 0);
                     }
                 }
                 wgmma_commit();
@@ -608,7 +673,7 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
                 wgmma_wait<0>();
                 release(slot);
 #else
-                if (kb > 0) {
+                if (kb > kb0) {
                     wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
                     release(prev);
                 }
@@ -620,6 +685,36 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
             if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
             wgmma_wait<0>();
             if (!TB_EXP_WAIT0) release(prev);
+            if (cfg::STREAMK) {
+                /* each consumer thread keeps its own fragments: slot layout [i][256 threads] */
+                const int ct = cw * 128 + wtid;
+                if (kb0 != 0) {             /* a partial: leave it for the tile's owner */
+                    float *w = p.ws + (size_t)cid * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                        for (int i = 0; i < cfg::ACC; i++)
+                            __stcg(w + (mi * cfg::ACC + i) * 256 + ct, acc[mi][i]);
+                    __threadfence();
+                    bar_sync(BAR_SK, 256);
+                    if (ct == 0) st_release(p.flags + cid, 1);
+                    continue;
+                }
+                /* the owner: add the partials of the CTAs whose ranges start in this tile */
+                for (int have = kb1, c2 = cid + 1; have < p.k_iters; c2++) {
+                    if (ct == 0)
+                        while (ld_acquire(p.flags + c2) == 0) { }
+                    bar_sync(BAR_SK, 256);
+                    const float *w = p.ws + (size_t)c2 * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                        for (int i = 0; i < cfg::ACC; i++)
+                            acc[mi][i] += __ldcg(w + (mi * cfg::ACC + i) * 256 + ct);
+                    const int s2 = c2 * p.sk_per, e2 = min(s2 + p.sk_per, p.sk_total);
+                    have += min(p.k_iters - have, e2 - s2);
+                }
+            }
             epilogue(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
         if (wtid == 0) bulk_wait_all();
@@ -699,6 +794,43 @@ int wg_supports(const tb_problem *p, char *why, size_t len)
     return 1;
 }
 
+/* The stream-K split of num_tiles tiles over a grid of g CTAs (see the top of the file):
+ * sk_first, sk_per, sk_total; no split (sk_first = num_tiles, 0, 0) without TB_STREAMK or
+ * when the tiles fill whole waves or less than one. */
+void streamk_split(int num_tiles, int g, int k_iters, int &first, int &per, int &total)
+{
+    first = num_tiles;
+    per = total = 0;
+    if (!cfg::STREAMK || g < 1 || num_tiles <= g || num_tiles % g == 0) return;
+    first = (num_tiles / g - 1) * g;
+    total = (num_tiles - first) * k_iters;
+    per = (total + g - 1) / g;
+}
+
+/* The persistent grid for a problem: min(tiles, SMs) (c1x1; stream-K is never clustered). */
+int sm_count(void)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 0;
+    return sms;
+}
+
+size_t wg_workspace_size(const tb_problem *p)
+{
+    if (!cfg::STREAMK) return 0;
+    const tb_gemm *g = &p->gemm;
+    const int64_t tiles = ((g->m + cfg::TILE_M - 1) / cfg::TILE_M) * ((g->n + cfg::TILE_N - 1) / cfg::TILE_N);
+    int sms = sm_count();
+    if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS < sms) sms = TB_EXP_MAXCTAS;
+    const int grid = tiles < sms ? (int)tiles : sms;
+    int first, per, total;
+    streamk_split((int)tiles, grid, (int)((g->k + 63) / 64), first, per, total);
+    if (!total) return 0;
+    return (size_t)grid * cfg::TILE_M * cfg::TILE_N * sizeof(float) + 256 + (size_t)grid * sizeof(int);
+}
+
 void wg_teardown(void *state)
 {
     free(state);
@@ -763,6 +895,7 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     s->max_clusters = max_clusters;
     s->clusters = k.num_ctiles < max_clusters ? k.num_ctiles : max_clusters;
     s->grid = s->clusters * cfg::CSIZE;
+    streamk_split(k.num_ctiles, s->grid, k.k_iters, k.sk_first, k.sk_per, k.sk_total);
     *state = s;
     return 0;
 }
@@ -770,9 +903,18 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
 int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *workspace,
               size_t workspace_bytes, tb_stream stream)
 {
-    (void)workspace; (void)workspace_bytes;
     wg_state *s = (wg_state *)state;
     if (!s || !g_encode) return (int)cudaErrorNotReady;
+    if (s->p.sk_total) {
+        const size_t part = (size_t)s->grid * cfg::TILE_M * cfg::TILE_N * sizeof(float) + 256;
+        if (!workspace || workspace_bytes < part + (size_t)s->grid * sizeof(int))
+            return (int)cudaErrorInvalidValue;
+        s->p.ws = (float *)workspace;
+        s->p.flags = (int *)((char *)workspace + part);
+        const cudaError_t e = cudaMemsetAsync(s->p.flags, 0, (size_t)s->grid * sizeof(int),
+                                              (cudaStream_t)stream);
+        if (e != cudaSuccess) return (int)e;
+    }
     const tb_gemm *g = &p->gemm;
     if (io->in[0] != s->a || io->in[1] != s->b || io->out[0] != s->d) {
         CUresult r = encode_2d(&s->p.a, io->in[0], s->k, s->m, s->lda, 64, cfg::A_LOAD_ROWS,
@@ -820,10 +962,12 @@ int wg_describe(void *state, char *buf, size_t len)
     const wg_state *s = (const wg_state *)state;
     if (!s || !buf || !len) return 1;
     snprintf(buf, len,
-             "ctas=%d clusters=%d/%d tiles=%dx%d k_blocks=%d band=%d smem=%d regs=%d/%d",
+             "ctas=%d clusters=%d/%d tiles=%dx%d k_blocks=%d band=%d smem=%d regs=%d/%d "
+             "streamk=%s first=%d per=%d total=%d",
              s->grid, s->clusters, s->max_clusters, s->p.ctiles_m * cfg::CM,
              s->p.ctiles_n * cfg::CN, s->p.k_iters, s->p.band, cfg::SMEM, cfg::PRODUCER_REGS,
-             cfg::CONSUMER_REGS);
+             cfg::CONSUMER_REGS, s->p.sk_total ? "on" : "off", s->p.sk_first, s->p.sk_per,
+             s->p.sk_total);
     return 0;
 }
 
@@ -841,6 +985,9 @@ const tb_param wg_params[] = {
 #if TB_EPI_CONFLICT
     TB_PARAM_STR("epilogue", "conflict"),
 #endif
+#if TB_STREAMK
+    TB_PARAM_STR("tail", "streamk"),
+#endif
 #ifdef TB_EXP_NAME
     TB_PARAM_STR("exp", TB_EXP_NAME),
 #endif
@@ -852,7 +999,7 @@ char wg_name[128];
 
 const tb_variant wg_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), wg_name, "wgmma", wg_params, TB_SASS,
-    wg_supports, NULL, wg_launch, wg_setup, wg_teardown, wg_describe, NULL
+    wg_supports, wg_workspace_size, wg_launch, wg_setup, wg_teardown, wg_describe, NULL
 };
 
 } // namespace
