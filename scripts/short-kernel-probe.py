@@ -51,16 +51,6 @@ if ncu_mode:      # 40 flushed, isolated launches; ncu's own flush comes on top
 R = 200
 
 
-def ev_one(k=60):
-    out = []
-    for _ in range(k):
-        flush.zero_()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); gemm(); e.record(); e.synchronize()
-        out.append(s.elapsed_time(e) * 1e3)
-    return statistics.median(out)
-
-
 def ev_around(fn, k=60):
     out = []
     for _ in range(k):
@@ -144,7 +134,7 @@ def tr_graph():
 
 
 rows = []
-rows.append(("events-1 (flushed, isolated)", ev_one()))
+rows.append(("events-1 (flushed, isolated)", ev_around(gemm)))
 rows.append(("events-B2B (per launch)", ev_b2b()))
 name, t1 = tr_one()
 rows.append(("trace-1 (flushed, isolated)", statistics.median(t1)))
