@@ -72,18 +72,17 @@ int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *o
                     size_t len);
 
 /* median(wall - event) of 15 cold samples of a kernel that does nothing: what the recipe
- * itself costs, removed before hidden work is judged. */
-int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len);
+ * itself costs, removed before hidden work is judged. *noop_ms (may be NULL) gets the same
+ * samples' median event time: what an isolated launch costs as the events see it, launch and
+ * completion included, stored with each measurement as information (issue 6). */
+int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, double *noop_ms,
+                            char *msg, size_t len);
 
 /* median elapsed time of 21 event pairs recorded with nothing between them, in the cold
  * recipe (flush, blocking kernel, e0, e1). Stored with each cold measurement as information:
  * it is not removed from the samples, because on the H100 it over-corrects (docs/perf.md). */
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
-/* median event time of 21 cold samples of a kernel that does nothing (one thread): what an
- * isolated launch costs as the events see it, launch and completion included. Stored with
- * each measurement as information (issue 6: where a short kernel's microseconds go). */
-int tb_measure_noop_event(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
 /* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */
 double tb_measure_clock_mhz(tb_measure_dev *d);

@@ -138,33 +138,31 @@ static int empty_launch(void *ctx, cudaStream_t s)
     return 0;
 }
 
-/* The median over n (<= 32) cold samples of launch: of the event time (wall = 0) or of
- * wall - event (wall = 1). */
-static int cold_median(tb_measure_dev *d, int flush, tb_launch_fn launch, int n, int wall,
-                       double *out, char *msg, size_t len)
+/* Over n (<= 32) cold samples of launch: the median event time into *event_ms and the median
+ * of wall - event into *gap_ms (either may be NULL). */
+static int cold_medians(tb_measure_dev *d, int flush, tb_launch_fn launch, int n,
+                        double *event_ms, double *gap_ms, char *msg, size_t len)
 {
-    double t[32];
+    double ev[32], gap[32];
     for (int i = 0; i < n; i++) {
         tb_sample smp;
         int rc = tb_sample_cold(d, flush, launch, NULL, &smp, msg, len);
         if (rc) return rc;
-        t[i] = wall ? smp.wall_ms - smp.ms : smp.ms;
+        ev[i] = smp.ms;
+        gap[i] = smp.wall_ms - smp.ms;
     }
-    *out = tb_stats_median(t, n);
+    if (event_ms) *event_ms = tb_stats_median(ev, n);
+    if (gap_ms) *gap_ms = tb_stats_median(gap, n);
     return TB_OK;
 }
 
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len)
 {
-    return cold_median(d, flush, empty_launch, 21, 0, ms, msg, len);
+    return cold_medians(d, flush, empty_launch, 21, ms, NULL, msg, len);
 }
 
-int tb_measure_noop_event(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len)
+int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, double *noop_ms,
+                            char *msg, size_t len)
 {
-    return cold_median(d, flush, noop_launch, 21, 0, ms, msg, len);
-}
-
-int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, char *msg, size_t len)
-{
-    return cold_median(d, flush, noop_launch, 15, 1, base_ms, msg, len);
+    return cold_medians(d, flush, noop_launch, 15, noop_ms, base_ms, msg, len);
 }

@@ -1122,15 +1122,14 @@ static int cmd_measure(void)
     }
     if (na > 0) {
         /* phase B: interleaved rounds, each variant stopped by its own criterion */
-        if (tb_measure_gap_baseline(&w.md, !w.l2_hot, &w.base_cold, msg, sizeof msg) != TB_OK ||
-            tb_measure_gap_baseline(&w.md, 0, &w.base_graph, msg, sizeof msg) != TB_OK)
-            w.base_cold = w.base_graph = NAN;
+        if (tb_measure_gap_baseline(&w.md, !w.l2_hot, &w.base_cold, &w.noop_ms, msg, sizeof msg) != TB_OK ||
+            tb_measure_gap_baseline(&w.md, 0, &w.base_graph, NULL, msg, sizeof msg) != TB_OK)
+            w.base_cold = w.base_graph = w.noop_ms = NAN;
+        if (!(w.noop_ms >= 0) || w.noop_ms > 0.05)
+            w.noop_ms = NAN;   /* not measured, or implausible (over 50 us) */
         if (tb_measure_event_overhead(&w.md, !w.l2_hot, &w.event_ms, msg, sizeof msg) != TB_OK ||
             !(w.event_ms >= 0) || w.event_ms > 0.05)
             w.event_ms = NAN;   /* not measured, or implausible (over 50 us) */
-        if (tb_measure_noop_event(&w.md, !w.l2_hot, &w.noop_ms, msg, sizeof msg) != TB_OK ||
-            !(w.noop_ms >= 0) || w.noop_ms > 0.05)
-            w.noop_ms = NAN;
         tb_nvml_sampler *smp = NULL;
         if (w.nvml) tb_nvml_sampler_start(w.nvml, 10, &smp, nm, sizeof nm);
         interleave(&w, act, na, 0);

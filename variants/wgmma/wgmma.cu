@@ -807,14 +807,15 @@ void streamk_split(int num_tiles, int g, int k_iters, int &first, int &per, int 
     per = (total + g - 1) / g;
 }
 
-/* The persistent grid for a problem: min(tiles, SMs) (c1x1; stream-K is never clustered). */
-int sm_count(void)
+/* CTAs the persistent grid may hold at most without clusters: one per SM of the current
+ * device (TB_EXP_MAXCTAS caps it). 0 and the error in *e when the device cannot be read. */
+int max_ctas(cudaError_t *e)
 {
     int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return 0;
-    return sms;
+    *e = cudaGetDevice(&dev);
+    if (*e == cudaSuccess) *e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (*e != cudaSuccess) return 0;
+    return TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS < sms ? TB_EXP_MAXCTAS : sms;
 }
 
 size_t wg_workspace_size(const tb_problem *p)
@@ -822,9 +823,9 @@ size_t wg_workspace_size(const tb_problem *p)
     if (!cfg::STREAMK) return 0;
     const tb_gemm *g = &p->gemm;
     const int64_t tiles = ((g->m + cfg::TILE_M - 1) / cfg::TILE_M) * ((g->n + cfg::TILE_N - 1) / cfg::TILE_N);
-    int sms = sm_count();
-    if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS < sms) sms = TB_EXP_MAXCTAS;
-    const int grid = tiles < sms ? (int)tiles : sms;
+    cudaError_t e;
+    const int cap = max_ctas(&e);   /* stream-K is never clustered: one CTA per cluster */
+    const int grid = tiles < cap ? (int)tiles : cap;
     int first, per, total;
     streamk_split((int)tiles, grid, (int)((g->k + 63) / 64), first, per, total);
     if (!total) return 0;
@@ -844,16 +845,14 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     if (find_encode(msg, len)) return 1;
     cudaError_t e = cudaFuncSetAttribute(wgmma_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          cfg::SMEM);
-    int dev = 0, sms = 0;
-    if (e == cudaSuccess) e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    /* one CTA per SM: the smem and 384 threads see to it (sms: capped by TB_EXP_MAXCTAS) */
+    const int sms = e == cudaSuccess ? max_ctas(&e) : 0;
+    int max_clusters = sms;
     if (e != cudaSuccess) {
         snprintf(msg, len, "kernel set-up failed (%d bytes of shared memory): %s", cfg::SMEM,
                  cudaGetErrorString(e));
         return 1;
     }
-    int max_clusters = sms;         /* one CTA per SM: the smem and 384 threads see to it */
-    if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS < sms) max_clusters = TB_EXP_MAXCTAS;
     if (cfg::CSIZE > 1) {
         cudaLaunchConfig_t lc = {};
         cudaLaunchAttribute at[1];
