@@ -65,7 +65,8 @@ static void help(void)
 "  --no-energy         skip the 1 s energy burst per measurement (joules per launch)\n"
 "  --metrics SET       after timing a shape, collect hardware counters in a process of their\n"
 "                      own (CUPTI, user replay, L2 flushed before each pass): banks, memory,\n"
-"                      compute, all, or metric names, comma separated (docs/counters.md)\n"
+"                      compute, all, or metric names, comma separated; pm:NAME samples a\n"
+"                      count over the kernel's own time window (docs/counters.md)\n"
 "  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
 "  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
@@ -371,7 +372,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         case O_METRICS:
             for (const char *q = optarg; *q; q++)
                 if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
-                      *q == '_' || *q == '.' || *q == ',' || *q == '|'))
+                      *q == '_' || *q == '.' || *q == ',' || *q == '|' || *q == ':'))
                     return tb_cli_error("invalid value '%s' for --metrics (sets banks, memory, compute, "
                                         "all, or metric names, comma separated)", optarg);
             if (!optarg[0]) return tb_cli_error("empty value for --metrics");

@@ -23,6 +23,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "counters.h"
+#include "cupti_err.h"
+#include "pmsampling.h"
 #include "tb.h"
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -38,6 +40,7 @@
 #include <string.h>
 
 #define DURATION_METRIC "gpu__time_duration.sum"
+#define PM_PREFIX "pm:"
 #define MAX_PASSES 256
 
 struct tb_counters {
@@ -62,91 +65,14 @@ struct tb_counters {
     uint8_t *cdata;
     size_t cdata_size;
     double *rvals;                                /* per range values, ncoll each */
+    /* "pm:" metrics, sampled in time over the kernels' window (pmsampling.c) */
+    int npm;
+    int pm_of[TB_COUNTERS_MAX_METRICS];           /* index among the pm: metrics, -1 none */
+    const char *pm_names[TB_COUNTERS_MAX_METRICS];
+    tb_pms *pms;
+    double pm_vals[TB_COUNTERS_MAX_METRICS];
+    tb_pms_info pm_info;
 };
-
-/* ---- errors ------------------------------------------------------------------------------ */
-
-static const char *cupti_name(CUptiResult r)
-{
-    switch (r) {
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        return "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: return "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        return "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES";
-    case CUPTI_ERROR_INVALID_METRIC_NAME: return "CUPTI_ERROR_INVALID_METRIC_NAME";
-    case CUPTI_ERROR_NOT_SUPPORTED: return "CUPTI_ERROR_NOT_SUPPORTED";
-    case CUPTI_ERROR_HARDWARE_BUSY: return "CUPTI_ERROR_HARDWARE_BUSY";
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED: return "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED";
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-        return "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-        return "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED";
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED: return "CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED: return "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED: return "CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: return "CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_INVALID_CHIP_NAME: return "CUPTI_ERROR_INVALID_CHIP_NAME";
-    case CUPTI_ERROR_INVALID_PARAMETER: return "CUPTI_ERROR_INVALID_PARAMETER";
-    case CUPTI_ERROR_INVALID_OPERATION: return "CUPTI_ERROR_INVALID_OPERATION";
-    case CUPTI_ERROR_INVALID_CONTEXT: return "CUPTI_ERROR_INVALID_CONTEXT";
-    case CUPTI_ERROR_NOT_INITIALIZED: return "CUPTI_ERROR_NOT_INITIALIZED";
-    case CUPTI_ERROR_OUT_OF_MEMORY: return "CUPTI_ERROR_OUT_OF_MEMORY";
-    case CUPTI_ERROR_UNKNOWN: return "CUPTI_ERROR_UNKNOWN";
-    default: return NULL;
-    }
-}
-
-/* "CUPTI_ERROR_X (description)" into buf */
-static const char *cupti_text(CUptiResult r, char *buf, size_t n)
-{
-    const char *s = NULL, *nm = cupti_name(r);
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS) s = NULL;
-    if (nm && s && strcmp(nm, s) != 0) snprintf(buf, n, "%s (%s)", nm, s);
-    else if (nm || s) snprintf(buf, n, "%s", nm ? nm : s);
-    else snprintf(buf, n, "CUPTI error %d", (int)r);
-    return buf;
-}
-
-/* Errors that mean "no counters in this process", whichever call returned them. */
-static int systemic(CUptiResult r)
-{
-    switch (r) {
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_INVALID_CHIP_NAME:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* The message for a failed CUPTI call, with a hint for the errors a user can do something
- * about; returns TB_ENOGPU for systemic errors, TB_ECUDA otherwise. */
-static int cupti_fail(char *msg, size_t len, const char *call, CUptiResult r)
-{
-    char t[200];
-    const char *hint = "";
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-        hint = ": another profiler (ncu, nsys or a CUPTI client) holds the counters";
-    else if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-             r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        hint = ": no permission to read GPU performance counters; run as root or load the "
-               "driver with NVreg_RestrictProfilingToAdminUsers=0 (docs/counters.md)";
-    else if (r == CUPTI_ERROR_HARDWARE_BUSY)
-        hint = ": the counters are in use by another process";
-    return tb_fail(msg, len, systemic(r) ? TB_ENOGPU : TB_ECUDA, "%s failed: %s%s", call,
-                   cupti_text(r, t, sizeof t), hint);
-}
 
 /* ---- the host object --------------------------------------------------------------------- */
 
@@ -272,12 +198,12 @@ static int build_config(tb_counters *c, char *msg, size_t len)
     for (int attempt = 0; attempt < 2; attempt++) {
         CUpti_Profiler_Host_Object *h = NULL;
         CUptiResult r = host_new(c, &h);
-        if (r != CUPTI_SUCCESS) return cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
+        if (r != CUPTI_SUCCESS) return tb_cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
         r = host_add(h, c->coll, (size_t)c->ncoll);
         if (r == CUPTI_SUCCESS) r = host_config(h, &c->config, &c->config_size);
         if (r == CUPTI_SUCCESS) { c->host = h; return TB_OK; }
         host_free(h);
-        if (attempt == 1) return cupti_fail(msg, len, "cuptiProfilerHostConfigAddMetrics", r);
+        if (attempt == 1) return tb_cupti_fail(msg, len, "cuptiProfilerHostConfigAddMetrics", r);
         /* find the culprits one at a time */
         int dropped[TB_COUNTERS_MAX_METRICS + 1], bad = 0;
         for (int j = 0; j < c->ncoll; j++) {
@@ -291,9 +217,9 @@ static int build_config(tb_counters *c, char *msg, size_t len)
             for (int i = 0; i < c->n; i++)
                 if (c->slot[i] == j)
                     snprintf(c->why[i], sizeof c->why[i], "'%s' cannot be collected on %s: %s",
-                             c->coll[j], c->chip, cupti_text(r1, t, sizeof t));
+                             c->coll[j], c->chip, tb_cupti_text(r1, t, sizeof t));
         }
-        if (!bad) return cupti_fail(msg, len, "cuptiProfilerHostConfigAddMetrics", r);
+        if (!bad) return tb_cupti_fail(msg, len, "cuptiProfilerHostConfigAddMetrics", r);
         int map[TB_COUNTERS_MAX_METRICS + 1], nk = 0;
         for (int j = 0; j < c->ncoll; j++) {
             map[j] = dropped[j] ? -1 : nk;
@@ -328,7 +254,7 @@ static int check_device(tb_counters *c, CUdevice dev, char *msg, size_t len)
     p.cuDevice = dev;
     p.api = CUPTI_PROFILER_RANGE_PROFILING;
     CUptiResult r = cuptiProfilerDeviceSupported(&p);
-    if (r != CUPTI_SUCCESS) return cupti_fail(msg, len, "cuptiProfilerDeviceSupported", r);
+    if (r != CUPTI_SUCCESS) return tb_cupti_fail(msg, len, "cuptiProfilerDeviceSupported", r);
     if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return TB_OK;
     struct { CUpti_Profiler_Support_Level s; const char *what; } f[] = {
         { p.architecture, "architecture (needs compute capability 7.0 or later)" },
@@ -385,7 +311,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     memset(&ip, 0, sizeof ip);
     ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
     CUptiResult r = cuptiProfilerInitialize(&ip);
-    if (r != CUPTI_SUCCESS) { rc = cupti_fail(msg, len, "cuptiProfilerInitialize", r); goto err; }
+    if (r != CUPTI_SUCCESS) { rc = tb_cupti_fail(msg, len, "cuptiProfilerInitialize", r); goto err; }
     c->initialized = 1;
     /* advisory: what it says is added to a later failure's message, but a configuration it
      * calls unsupported may still profile (it is not trusted to refuse on its own) */
@@ -396,7 +322,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
     cp.deviceIndex = (size_t)device;
     if ((r = cuptiDeviceGetChipName(&cp)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiDeviceGetChipName", r);
+        rc = tb_cupti_fail(msg, len, "cuptiDeviceGetChipName", r);
         goto err;
     }
     snprintf(c->chip, sizeof c->chip, "%s", cp.pChipName ? cp.pChipName : "?");
@@ -406,25 +332,33 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     ap.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     ap.ctx = c->ctx;
     if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiProfilerGetCounterAvailability", r);
+        rc = tb_cupti_fail(msg, len, "cuptiProfilerGetCounterAvailability", r);
         goto err;
     }
     c->avail_img = calloc(ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1, 1);
     if (!c->avail_img) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); goto err; }
     ap.pCounterAvailabilityImage = c->avail_img;
     if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiProfilerGetCounterAvailability", r);
+        rc = tb_cupti_fail(msg, len, "cuptiProfilerGetCounterAvailability", r);
         goto err;
     }
 
     /* which alternative of each metric does the chip have? */
     CUpti_Profiler_Host_Object *h = NULL;
     if ((r = host_new(c, &h)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
+        rc = tb_cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
         goto err;
     }
     int have_dur = 0;
     for (int i = 0; i < n; i++) {
+        c->pm_of[i] = -1;
+        if (strncmp(c->given[i], PM_PREFIX, strlen(PM_PREFIX)) == 0) {
+            c->pm_of[i] = c->npm;
+            c->pm_names[c->npm++] = c->given[i] + strlen(PM_PREFIX);
+            snprintf(c->name[i], sizeof c->name[i], "%.159s", c->given[i]);
+            snprintf(c->why[i], sizeof c->why[i], "PM sampling was not set up");
+            continue;
+        }
         char buf[512];
         snprintf(buf, sizeof buf, "%s", c->given[i]);
         snprintf(c->name[i], sizeof c->name[i], "%.159s", c->given[i]);
@@ -444,7 +378,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
                 snprintf(c->why[i], sizeof c->why[i], "'%s' is not a metric of %s", c->given[i], c->chip);
             else
                 snprintf(c->why[i], sizeof c->why[i], "cannot look up '%s' on %s: %s", c->given[i],
-                         c->chip, cupti_text(last, t, sizeof t));
+                         c->chip, tb_cupti_text(last, t, sizeof t));
             continue;
         }
         int j;   /* the same metric twice is collected once */
@@ -454,7 +388,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
         if (strcmp(c->name[i], DURATION_METRIC) == 0) { have_dur = 1; c->dur_slot = j; }
     }
     /* kernels of one launch are averaged by duration: collect it even when not asked for */
-    if (!have_dur && c->ncoll > 0 && metric_exists(h, DURATION_METRIC) != CUPTI_ERROR_INVALID_METRIC_NAME) {
+    if (!have_dur && (c->ncoll > 0 || c->npm > 0) && metric_exists(h, DURATION_METRIC) != CUPTI_ERROR_INVALID_METRIC_NAME) {
         c->dur_slot = c->ncoll;
         c->coll[c->ncoll++] = DURATION_METRIC;
     }
@@ -474,7 +408,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     np.configImageSize = c->config_size;
     np.pConfigImage = c->config;
     if ((r = cuptiProfilerHostGetNumOfPasses(&np)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiProfilerHostGetNumOfPasses", r);
+        rc = tb_cupti_fail(msg, len, "cuptiProfilerHostGetNumOfPasses", r);
         goto err;
     }
     c->passes_needed = (int)np.numOfPasses;
@@ -482,10 +416,21 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
     /* permissions show up when the profiler is enabled on the context: try it once */
     CUpti_RangeProfiler_Object *obj = NULL;
     if ((r = rp_enable(c->ctx, &obj)) != CUPTI_SUCCESS) {
-        rc = cupti_fail(msg, len, "cuptiRangeProfilerEnable", r);
+        rc = tb_cupti_fail(msg, len, "cuptiRangeProfilerEnable", r);
         goto err;
     }
     rp_disable(obj);
+    if (c->npm > 0) {   /* the pm: metrics: unavailable with the reason when the sampler is */
+        char pmsg[400] = "";
+        int pr = tb_pms_open(device, c->chip, c->pm_names, c->npm, &c->pms, pmsg, sizeof pmsg);
+        for (int i = 0; i < n; i++) {
+            if (c->pm_of[i] < 0) continue;
+            if (pr != TB_OK)
+                snprintf(c->why[i], sizeof c->why[i], "PM sampling unavailable: %s", pmsg);
+            else if (tb_pms_available(c->pms, c->pm_of[i], c->why[i], sizeof c->why[i]))
+                snprintf(c->name[i], sizeof c->name[i], PM_PREFIX "%.150s", tb_pms_name(c->pms, c->pm_of[i]));
+        }
+    }
     c->rvals = calloc((size_t)TB_COUNTERS_MAX_KERNELS * (size_t)(c->ncoll), sizeof(double));
     if (!c->rvals) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); goto err; }
     *out = c;
@@ -543,7 +488,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     CUpti_RangeProfiler_Object *obj = NULL;
     size_t maxr = c->user_range ? 1 : TB_COUNTERS_MAX_KERNELS;
     if ((r = rp_enable(c->ctx, &obj)) != CUPTI_SUCCESS)
-        return cupti_fail(msg, len, "cuptiRangeProfilerEnable", r);
+        return tb_cupti_fail(msg, len, "cuptiRangeProfilerEnable", r);
 
     CUpti_RangeProfiler_GetCounterDataSize_Params ds;
     memset(&ds, 0, sizeof ds);
@@ -554,7 +499,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     ds.maxNumOfRanges = maxr;
     ds.maxNumRangeTreeNodes = (uint32_t)maxr;
     if ((r = cuptiRangeProfilerGetCounterDataSize(&ds)) != CUPTI_SUCCESS)
-        return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerGetCounterDataSize", r));
+        return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerGetCounterDataSize", r));
     if (ds.counterDataSize > c->cdata_size) {
         uint8_t *b = realloc(c->cdata, ds.counterDataSize);
         if (!b) return collect_fail(obj, 0, 0, tb_fail(msg, len, TB_ENOMEM, "out of memory"));
@@ -570,7 +515,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     ci.counterDataSize = csize;
     ci.pCounterData = c->cdata;
     if ((r = cuptiRangeProfilerCounterDataImageInitialize(&ci)) != CUPTI_SUCCESS)
-        return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerCounterDataImageInitialize", r));
+        return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerCounterDataImageInitialize", r));
 
     CUpti_RangeProfiler_SetConfig_Params sc;
     memset(&sc, 0, sizeof sc);
@@ -588,7 +533,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
     if ((r = cuptiRangeProfilerSetConfig(&sc)) != CUPTI_SUCCESS)
-        return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerSetConfig", r));
+        return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerSetConfig", r));
 
     int limit = c->passes_needed + 2;
     if (limit > MAX_PASSES) limit = MAX_PASSES;
@@ -607,7 +552,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
         st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
         st.pRangeProfilerObject = obj;
         if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS)
-            return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerStart", r));
+            return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerStart", r));
         int pushed = 0;
         if (c->user_range) {
             CUpti_RangeProfiler_PushRange_Params pr;
@@ -616,7 +561,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
             pr.pRangeProfilerObject = obj;
             pr.pRangeName = "tb";
             if ((r = cuptiRangeProfilerPushRange(&pr)) != CUPTI_SUCCESS)
-                return collect_fail(obj, 1, 0, cupti_fail(msg, len, "cuptiRangeProfilerPushRange", r));
+                return collect_fail(obj, 1, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerPushRange", r));
             pushed = 1;
         }
         int lrc = launch(ctx);
@@ -634,14 +579,14 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
             pp.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
             pp.pRangeProfilerObject = obj;
             if ((r = cuptiRangeProfilerPopRange(&pp)) != CUPTI_SUCCESS)
-                return collect_fail(obj, 1, 0, cupti_fail(msg, len, "cuptiRangeProfilerPopRange", r));
+                return collect_fail(obj, 1, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerPopRange", r));
         }
         CUpti_RangeProfiler_Stop_Params sp;
         memset(&sp, 0, sizeof sp);
         sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
         sp.pRangeProfilerObject = obj;
         if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS)
-            return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerStop", r));
+            return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerStop", r));
         npass++;
         if (sp.isAllPassSubmitted) break;
     }
@@ -651,7 +596,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
     dd.pRangeProfilerObject = obj;
     if ((r = cuptiRangeProfilerDecodeData(&dd)) != CUPTI_SUCCESS)
-        return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerDecodeData", r));
+        return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerDecodeData", r));
     if (dd.numOfRangeDropped)
         return collect_fail(obj, 0, 0, tb_fail(msg, len, TB_ECUDA, "the launch ran more than %d "
                             "kernels (%zu ranges dropped): use a user range",
@@ -662,7 +607,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     di.pCounterDataImage = c->cdata;
     di.counterDataImageSize = csize;
     if ((r = cuptiRangeProfilerGetCounterDataInfo(&di)) != CUPTI_SUCCESS)
-        return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiRangeProfilerGetCounterDataInfo", r));
+        return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiRangeProfilerGetCounterDataInfo", r));
     size_t nr = di.numTotalRanges;
     if (nr == 0)
         return collect_fail(obj, 0, 0, tb_fail(msg, len, TB_ECUDA, "no kernel ran in the profiled "
@@ -680,7 +625,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
         ev.numMetrics = (size_t)c->ncoll;
         ev.pMetricValues = c->rvals + k * (size_t)c->ncoll;
         if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
-            return collect_fail(obj, 0, 0, cupti_fail(msg, len, "cuptiProfilerHostEvaluateToGpuValues", r));
+            return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiProfilerHostEvaluateToGpuValues", r));
     }
     rp_disable(obj);
 
@@ -706,6 +651,32 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
         values[i] = nr == 1 ? v : kind == 'w' ? (wsum > 0 ? acc / wsum : NAN) : acc;
     }
     c->kernels = (int)nr;
+
+    /* the pm: metrics: one more pass, sampled in time and cut to the kernels' window */
+    if (c->pms) {
+        int pr = tb_pms_collect(c->pms, launch, prep, ctx, c->dur_slot >= 0 ? tot_dur : 0,
+                                c->pm_vals, NULL, &c->pm_info, msg, len);
+        if (pr == TB_OK) {
+            npass++;
+            for (int i = 0; i < c->n; i++)
+                if (c->pm_of[i] >= 0) values[i] = c->pm_vals[c->pm_of[i]];
+        } else {
+            cudaError_t ce = cudaDeviceSynchronize();
+            if (pr == TB_EWORKER || ce != cudaSuccess) {
+                for (int i = 0; i < c->n; i++) values[i] = NAN;
+                if (ce != cudaSuccess && pr != TB_EWORKER)
+                    return tb_fail(msg, len, TB_ECUDA, "in the PM-sampled pass: %s", cudaGetErrorString(ce));
+                return pr;
+            }
+            /* the sampler failed on its own: its metrics are unavailable from now on */
+            for (int i = 0; i < c->n; i++)
+                if (c->pm_of[i] >= 0)
+                    snprintf(c->why[i], sizeof c->why[i], "PM sampling failed: %.360s", msg);
+            tb_pms_close(c->pms);
+            c->pms = NULL;
+            if (msg && len) msg[0] = 0;
+        }
+    }
     if (passes) *passes = npass;
     return TB_OK;
 }
@@ -721,6 +692,7 @@ const char *tb_counters_name(const tb_counters *c, int i)
 int tb_counters_available(const tb_counters *c, int i, char *why, size_t len)
 {
     if (!c || i < 0 || i >= c->n) return tb_fail(why, len, 0, "no such metric");
+    if (c->pm_of[i] >= 0 && c->pms && tb_pms_available(c->pms, c->pm_of[i], why, len)) return 1;
     if (c->slot[i] >= 0) { if (why && len) why[0] = 0; return 1; }
     if (why && len) snprintf(why, len, "%s", c->why[i]);
     return 0;
@@ -729,9 +701,16 @@ const char *tb_counters_chip(const tb_counters *c) { return c ? c->chip : ""; }
 int tb_counters_passes_needed(const tb_counters *c) { return c ? c->passes_needed : 0; }
 int tb_counters_kernels(const tb_counters *c) { return c ? c->kernels : 0; }
 
+const tb_pms *tb_counters_pms(const tb_counters *c, tb_pms_info *info)
+{
+    if (c && info) *info = c->pm_info;
+    return c ? c->pms : NULL;
+}
+
 void tb_counters_close(tb_counters *c)
 {
     if (!c) return;
+    tb_pms_close(c->pms);
     host_free(c->host);
     if (c->initialized) {
         CUpti_Profiler_DeInitialize_Params p;

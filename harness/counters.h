@@ -14,6 +14,12 @@
  * kernel's gpu__time_duration. tb_counters_user_range() switches to one user range around the
  * whole launch instead (a range also holds the gaps between its kernels).
  *
+ * A metric named "pm:<name>" (a count metric) is not range-profiled: it is PM-sampled in one
+ * more pass and summed over the samples in which the SMs were active (pmsampling.c), so that
+ * it holds what the kernels moved while they ran, the window Nsight Compute counts in; the
+ * range profiler's own figure also holds what the L2 writes back after them
+ * (docs/counters.md). Where PM sampling is unavailable those metrics are, with the reason.
+ *
  * A metric name may list alternatives, "a|b|c": the first that the chip has is collected
  * (tb_counters_name() says which). A metric the chip lacks is not an error: it is marked
  * unavailable with the reason (tb_counters_available()) and its value is NaN.

@@ -16,12 +16,14 @@ TB=$P/bin/tilebench; SEL=(--variants "$P/lib/tilebench/variants-grid" --variants
 [ -n "${NCU_EXTRA_DIR:-}" ] && SEL+=(--variants "$NCU_EXTRA_DIR")
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 M=smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+# tilebench also PM-samples the DRAM bytes over the kernel's own window (pm:), ncu's window
+PMM=pm:dram__bytes_read.sum,pm:dram__bytes_write.sum
 out=${OUT:-/tmp/tb-ncum}/ncum; mkdir -p "$out"
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
 for v in "${VS[@]}"; do
     for i in 1 2; do
-        "$TB" sweep "${SEL[@]}" --filter "$v" --shapes "$S" --metrics "$M" --stop fixed:samples=3 --no-energy \
-            --no-progress --quiet --db "$out/tb-$v-$i.db" 2>/dev/null
+        "$TB" sweep "${SEL[@]}" --filter "$v" --shapes "$S" --metrics "$M,$PMM" --stop fixed:samples=3 --no-energy \
+            --no-progress --quiet --db "$out/tb-$v-$i.db" 2>"$out/tb-$v-$i.err"
         "$TB" export --db "$out/tb-$v-$i.db" --format json > "$out/tb-$v-$i.json"
         "$NCU" --nvtx --nvtx-include "tb/$v/$S/counters/" --clock-control none --cache-control "${NCU_CACHE:-all}" \
             --replay-mode "${NCU_REPLAY:-kernel}" --metrics "$M" --csv --page raw --print-units base \
@@ -46,12 +48,14 @@ def ncu(i):
 t = [tb(1), tb(2)]; (n1, k1), (n2, k2) = ncu(1), ncu(2)
 print(f"== {v}: ncu (--cache-control {os.environ.get('NCU_CACHE', 'all')} --replay-mode {os.environ.get('NCU_REPLAY', 'kernel')}) profiled {k1} and {k2} kernels")
 print(f"{'metric':58s} {'tilebench (2 runs)':>30s} {'ncu (2 runs)':>30s} {'diff':>8s}")
-for n in names:
-    a = [x.get(n) for x in t]; b = [n1.get(n), n2.get(n)]
+for n in names + [p for p in ("pm:dram__bytes_read.sum", "pm:dram__bytes_write.sum")]:
+    a = [x.get(n) for x in t]; b = [n1.get(n.replace("pm:", "")), n2.get(n.replace("pm:", ""))]
     f = lambda z: "/".join("-" if q is None else f"{q:.0f}" for q in z)
     diff = ""
     if all(q is not None for q in a + b) and sum(b) > 0:
         diff = f"{100 * (sum(a) - sum(b)) / sum(b):+.2f}%"
     print(f"{n:58s} {f(a):>30s} {f(b):>30s} {diff:>8s}")
+for x in json.load(open(f"{d}/tb-{v}-1.json"))["results"][0].get("metrics") or []:
+    if x.get("value") is None: print(f"  tilebench: {x['name']} unavailable: {x.get('reason', '?')}")
 PYEOF
 done

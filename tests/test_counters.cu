@@ -12,6 +12,7 @@
 #include "tb_test.h"
 #include "counters.h"
 #include "resources.h"
+#include "pmsampling.h"
 extern "C" {
 #include "tb.h"   /* no extern "C" of its own */
 }
@@ -400,6 +401,65 @@ int main(int argc, char **argv)
          * launched after it, in a range of its own, counted 5 KB). ncu's window closes with
          * the kernel and misses up to ~23 MB of such lines (docs/counters.md). */
         TB_CHECK(v[0] > 0.97 * (double)wbytes && v[0] < 1.1 * (double)wbytes);
+        cudaFree(c.wout);
+        c.wout = NULL;
+        tb_counters_close(tc);
+        tc = NULL;
+    }
+
+    TB_CASE("counters-6.4", "pm: metrics, PM-sampled over the kernel's window: a flushed 16 MiB "
+                            "read reads 16 MiB; a 64 MiB write writes at least what the L2 "
+                            "cannot hold and no more than the range profiler counts") {
+        const char *m2[] = { "pm:dram__bytes_read.sum", "pm:dram__bytes_write.sum",
+                             "dram__bytes_read.sum", "dram__bytes_write.sum", "pm:no__such.sum", NULL };
+        int r2 = tb_counters_open(0, m2, &tc, msg, sizeof msg);
+        TB_CHECK(r2 == TB_OK);
+        if (r2) { printf("  %s\n", msg); continue; }
+        TB_CHECK(!strcmp(tb_counters_name(tc, 0), "pm:dram__bytes_read.sum"));
+        TB_CHECK(!tb_counters_available(tc, 4, why, sizeof why));
+        printf("  pm:no__such.sum: %s\n", why);
+        int pm_ok = tb_counters_available(tc, 0, why, sizeof why);
+        TB_CHECK(pm_ok);
+        if (!pm_ok) { printf("  %s\n", why); tb_counters_close(tc); tc = NULL; continue; }
+        c.kernel = K_READ;
+        r2 = tb_counters_collect(tc, launch, prep, &c, v, &passes, msg, sizeof msg);
+        TB_CHECK(r2 == TB_OK);
+        if (r2) printf("  %s\n", msg);
+        tb_pms_info pi;
+        const tb_pms *pm = tb_counters_pms(tc, &pi);
+        TB_CHECK(pm != NULL);
+        printf("  16 MiB read: pm read %.0f write %.0f; range read %.0f write %.0f; %d samples of "
+               "%.0f ns, window %d..%d (%.1f us), %d passes\n", v[0], v[1], v[2], v[3], pi.samples,
+               pi.interval_ns, pi.first, pi.last, pi.window_ns / 1e3, passes);
+        TB_CHECK(fabs(v[0] - (double)rbytes) < 0.03 * (double)rbytes);
+        TB_CHECK(fabs(v[0] - v[2]) < 0.03 * v[2]);
+
+        size_t wbytes = 64u << 20;
+        TB_CHECK(cudaMalloc(&c.wout, wbytes) == cudaSuccess);
+        c.kernel = K_WRITE;
+        c.wout4 = wbytes / 16;
+        r2 = tb_counters_collect(tc, launch, prep, &c, v, &passes, msg, sizeof msg);
+        TB_CHECK(r2 == TB_OK);
+        if (r2) printf("  %s\n", msg);
+        pm = tb_counters_pms(tc, &pi);
+        printf("  64 MiB write: pm write %.0f read %.0f; range write %.0f read %.0f; %d samples "
+               "of %.0f ns, window %d..%d (%.1f us)\n", v[1], v[0], v[3], v[2], pi.samples,
+               pi.interval_ns, pi.first, pi.last, pi.window_ns / 1e3);
+        /* the trace around the window: when do the writes happen? */
+        double tot_after = 0, sv[8];
+        for (int k = 0; pm && k < pi.samples; k++) {
+            uint64_t t0, t1;
+            double busy;
+            tb_pms_sample(pm, k, &t0, &t1, &busy, sv);
+            if (k > pi.last) tot_after += sv[1];
+            if (k >= pi.first - 2 && k <= pi.last + 3)
+                printf("    sample %d [%llu, %llu] busy %.0f write %.0f read %.0f\n", k,
+                       (unsigned long long)t0, (unsigned long long)t1, busy, sv[1], sv[0]);
+        }
+        printf("  written after the window: %.0f bytes\n", tot_after);
+        int l2 = 0;
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+        TB_CHECK(v[1] >= (double)wbytes - (double)l2 && v[1] <= v[3] * 1.01 + 1e5);
         cudaFree(c.wout);
         c.wout = NULL;
         tb_counters_close(tc);
