@@ -5,8 +5,8 @@
  *            Initialize(PM_SAMPLING) -> per metric GetMetricProperties (alternatives) ->
  *            ConfigAddMetrics (the metrics and the busy metric) -> config image -> a trial
  *            cuptiPmSamplingEnable/Disable (permissions show up there)
- *   collect: Enable -> SetConfig (interval in ns, GPU time trigger; a longer interval or the
- *            sysclk trigger when refused) -> counter-data size and image -> prep, sync ->
+ *   collect: prep, sync -> Enable -> SetConfig (interval in ns, GPU time trigger; a longer
+ *            interval or the sysclk trigger when refused) -> counter-data size and image ->
  *            Start -> launch -> sync -> idle tail -> Stop -> DecodeData until the end of the
  *            records (evaluating and re-initialising the image whenever it fills) -> per
  *            sample GetSampleInfo and EvaluateToGpuValues -> Disable.
@@ -356,6 +356,12 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
     if (info) { memset(info, 0, sizeof *info); info->first = info->last = -1; }
     if (!p || !launch) return tb_fail(msg, len, TB_EUSAGE, "no PM sampler or no launch");
     p->ns = 0;
+    /* the flush before the sampler is set up: the first sample gathers what the counters saw
+     * since they were configured, and its start is not a trigger of ours */
+    if (prep) prep(ctx);
+    cudaError_t ce = cudaDeviceSynchronize();
+    if (ce != cudaSuccess)
+        return tb_fail(msg, len, TB_ECUDA, "before the PM-sampled pass: %s", cudaGetErrorString(ce));
     CUptiResult r;
     CUpti_PmSampling_Object *o = enable(p->device, &r);
     if (!o) return tb_cupti_fail(msg, len, "cuptiPmSamplingEnable", r);
@@ -408,11 +414,6 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
     if ((r = image_init(o, img, isize)) != CUPTI_SUCCESS)
         return fail_off(o, 0, img, tb_cupti_fail(msg, len, "cuptiPmSamplingCounterDataImageInitialize", r));
 
-    if (prep) prep(ctx);
-    cudaError_t ce = cudaDeviceSynchronize();
-    if (ce != cudaSuccess)
-        return fail_off(o, 0, img, tb_fail(msg, len, TB_ECUDA, "before the PM-sampled pass: %s",
-                                           cudaGetErrorString(ce)));
     CUpti_PmSampling_Start_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE;
@@ -461,9 +462,12 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
     disable(o);
     free(img);
 
-    /* the window: first to last sample in which the SMs were active */
+    /* The window: first to last sample in which the SMs were active. The first sample runs
+     * from whenever the counters were configured (seconds before, on the H100) to the first
+     * trigger after Start: unless it is one interval long it is left out, window and whole. */
+    int from = p->ns > 0 && (double)(p->t1[0] - p->t0[0]) > 2.0 * interval ? 1 : 0;
     int first = -1, last = -1;
-    for (int k = 0; k < p->ns; k++) {
+    for (int k = from; k < p->ns; k++) {
         double b = p->vals[(size_t)k * p->ncoll + p->busy_slot];
         if (b > 0 && !isnan(b)) { if (first < 0) first = k; last = k; }
     }
@@ -474,7 +478,7 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
         int j = p->slot[i];
         if (j < 0) continue;
         double in = 0, all = 0;
-        for (int k = 0; k < p->ns; k++) {
+        for (int k = from; k < p->ns; k++) {
             double x = p->vals[(size_t)k * p->ncoll + j];
             if (isnan(x)) continue;
             all += x;
