@@ -740,6 +740,10 @@ void tb_counters_close(tb_counters *c)
 #define M_DRAM_RD "dram__bytes_read.sum"
 #define M_DRAM_WR "dram__bytes_write.sum"
 #define M_L2HIT "lts__t_sector_hit_rate.pct"
+/* the same bytes PM-sampled over the kernel's own window (ncu's): without what the L2 writes
+ * back after the kernel, which the range profiler's figures hold */
+#define M_PM_RD "pm:dram__bytes_read.sum"
+#define M_PM_WR "pm:dram__bytes_write.sum"
 #define M_TENSOR_PIPE "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active" \
     "|sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
 #define M_GMMA_INST "sm__inst_executed_pipe_tensor_op_gmma.sum"
@@ -748,10 +752,10 @@ void tb_counters_close(tb_counters *c)
 #define M_TIME "gpu__time_duration.sum"
 
 static const char *const set_banks[] = { M_LD, M_ST, M_GMMA, M_LDGSTS, M_WAVES, M_INST, NULL };
-static const char *const set_memory[] = { M_DRAM_RD, M_DRAM_WR, M_L2HIT, NULL };
+static const char *const set_memory[] = { M_DRAM_RD, M_DRAM_WR, M_L2HIT, M_PM_RD, M_PM_WR, NULL };
 static const char *const set_compute[] = { M_TENSOR_PIPE, M_GMMA_INST, M_HMMA_INST, M_SM_TP, M_TIME, NULL };
 static const char *const set_all[] = { M_LD, M_ST, M_GMMA, M_LDGSTS, M_WAVES, M_INST, M_DRAM_RD,
-    M_DRAM_WR, M_L2HIT, M_TENSOR_PIPE, M_GMMA_INST, M_HMMA_INST, M_SM_TP, M_TIME, NULL };
+    M_DRAM_WR, M_L2HIT, M_PM_RD, M_PM_WR, M_TENSOR_PIPE, M_GMMA_INST, M_HMMA_INST, M_SM_TP, M_TIME, NULL };
 
 const char *const *tb_counters_set(const char *name)
 {

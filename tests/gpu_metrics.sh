@@ -50,7 +50,16 @@ for f in sorted(glob.glob(sys.argv[1] + "/b?.json")):
         if not tp or not cp or tp == cp or m.get("dram__bytes_read.sum") is None:
             bad += 1
             print(f"{r['variant']['name']}: timing pid {tp}, counters pid {cp}, dram read {m.get('dram__bytes_read.sum')}")
-print(f"{n} measurements with counters: timing and counters from different processes in {n - bad}")
+        # the PM-sampled window (ncu's) against the range profiler's: the same reads, fewer
+        # writes (the L2's write-back after the kernel is the range profiler's alone)
+        pr, pw = m.get("pm:dram__bytes_read.sum"), m.get("pm:dram__bytes_write.sum")
+        rr, rw = m.get("dram__bytes_read.sum"), m.get("dram__bytes_write.sum")
+        print(f"{r['variant']['name']}: DRAM read {rr} (pm: {pr}), written {rw} (pm: {pw})")
+        if None in (pr, pw, rr, rw) or abs(pr - rr) > 0.02 * rr or not 0 < pw <= rw * 1.01:
+            bad += 1
+            print("  the pm: figures are missing or do not fit the range profiler's")
+print(f"{n} measurements with counters: timing and counters from different processes, "
+      f"pm: figures consistent, in {n - bad}")
 sys.exit(0 if n >= 2 and bad == 0 else 1)
 PYEOF
 $PY - "$tmp" <<'PYEOF' && ok metrics-3 || bad metrics-3 "see above"
