@@ -6,6 +6,10 @@
 #   scripts/hopper-sweep.sh [PREFIX] llm      the leading points on llm M >= 1024
 #   scripts/hopper-sweep.sh [PREFIX] validate every point, every square and llm shape: three
 #                                             validation trials, a few samples (correctness)
+#   scripts/hopper-sweep.sh [PREFIX] raster   the Hilbert-order points validated on square and
+#                                             llm, then beside their band-raster twins and both
+#                                             cuBLAS baselines on square 4096-16384, with joules
+#                                             per launch and the memory counters
 # Logs and databases under $OUT (or /tmp/tb-hopper).
 set -u
 cd "$(dirname "$0")/.."
@@ -37,7 +41,33 @@ validate)
     "$TB" sweep "${sel[@]}" --shapes square,llm --stop fixed:samples=3 --no-energy --no-progress \
         --quiet --db "$out/hopper-validate.db" 2> "$out/hopper-validate.log"; rc=$?
     db=hopper-validate;;
-*) echo "hopper-sweep: unknown '$what' (square, llm or validate)"; exit 2;;
+raster)
+    "$TB" sweep --variants "$ST" --filter '*rasterh*' --shapes square,llm --stop fixed:samples=3 \
+        --no-energy --no-progress --quiet --db "$out/hopper-rasterh-validate.db" 2> "$out/hopper-rasterh-validate.log"
+    echo "rasterh validation: exit $?"
+    "$TB" show --db "$out/hopper-rasterh-validate.db" 2>&1 | grep -ciE 'incorrect|crash|error' | sed 's/^/rows not ok: /'
+    "$TB" sweep --variants "$ST" --variants "$SH" --filter '*rasterh*' --filter 'cublaslt*' \
+        --filter wgmma_bf16_128x256x64_c1x1_s4_cooperative_rasterm_sw16_tn \
+        --filter wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tn \
+        --filter wgmma_bf16_128x128x64_c1x1_s6_pingpong_rasterm_sw8_tn \
+        --shapes 4096x4096x4096,8192x8192x8192,16384x16384x16384 --metrics memory \
+        --no-progress --quiet --db "$out/hopper-raster.db" 2> "$out/hopper-raster.log"; rc=$?
+    db=hopper-raster
+    "$TB" export --db "$out/$db.db" --format json --output "$out/$db.json" 2>/dev/null
+    /usr/bin/python3 - "$out/$db.json" <<'PYEOF'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print(f"{'shape':>6} {'variant':58s} {'TFLOP/s':>8} {'MHz':>5} {'J/launch':>9} {'W':>5} {'DRAM rd MB':>10} {'pm wr MB':>9} {'L2 hit':>6}")
+for r in sorted(rows, key=lambda r: (r["problem"]["m"], -(r.get("tflops") or 0))):
+    m = {x["name"]: x.get("value") for x in r.get("metrics") or []}
+    x = r.get("extra") or {}
+    f = lambda v, s=1, d=1: "-" if v is None else f"{v / s:.{d}f}"
+    print(f"{r['problem']['m']:>6} {r['variant']['name'][:58]:58s} {f(r.get('tflops')):>8} {f(r['timing'].get('clock_mhz'), 1, 0):>5} "
+          f"{f(x.get('energy_j_per_launch'), 1, 4):>9} {f(x.get('power_w'), 1, 0):>5} {f(m.get('dram__bytes_read.sum'), 1e6):>10} "
+          f"{f(m.get('pm:dram__bytes_write.sum'), 1e6):>9} {f(m.get('lts__t_sector_hit_rate.pct')):>6}")
+PYEOF
+    ;;
+*) echo "hopper-sweep: unknown '$what' (square, llm, validate or raster)"; exit 2;;
 esac
 echo "hopper-sweep $what: exit $rc in $(( $(date +%s) - s )) s"
 "$TB" show --db "$out/$db.db" > "$out/$db-show.txt" 2>&1

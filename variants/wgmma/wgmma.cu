@@ -33,6 +33,9 @@
  *    Raster "m": consecutive tiles step down m inside a band of SWIZZLE tile rows, the band's
  *    columns are taken left to right, and the bands follow one another down m. Raster "n":
  *    the same with m and n exchanged. SWIZZLE counts tiles (cluster tiles are CM x CN).
+ *    Raster "h": the cluster tiles in the order of a Hilbert curve over the smallest
+ *    power-of-two square that holds the grid, cells outside it skipped (SWIZZLE unused, 1):
+ *    setup() writes the order to a device table of num_ctiles entries, one load per tile.
  *
  * Edges: TMA loads fill out-of-bounds rows and k-columns with zeros (so any m, n, k works),
  * TMA stores clip. What TMA cannot describe, a row pitch that is not a multiple of 16 bytes
@@ -46,7 +49,7 @@
  *
  * CMake defines, one library per grid point (see CMakeLists.txt): TB_TILE_M, TB_TILE_N,
  * TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
- * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control),
+ * TB_RASTER_N (0 raster m, 1 raster n, 2 Hilbert order), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control),
  * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster).
  *
  * Stream-K tail (TB_STREAMK): when the tiles do not fill whole waves of the persistent grid
@@ -105,7 +108,8 @@ template <int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int
 struct config {
     static constexpr int TILE_M = TM_, TILE_N = TN_, BK = 64, STAGES = STAGES_;
     static constexpr int CM = CM_, CN = CN_, CSIZE = CM_ * CN_;
-    static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ != 0, CONFLICT = EC_ != 0;
+    static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ == 1, CONFLICT = EC_ != 0;
+    static constexpr bool RASTER_H = RN_ == 2;
     static constexpr bool STREAMK = SK_ != 0;
     static constexpr int SWIZZLE = SW_;
     static constexpr int THREADS = 384;                 /* producer + 2 consumer warpgroups */
@@ -135,6 +139,7 @@ struct config {
     static_assert(A_LOAD_ROWS % 8 == 0 && B_LOAD_ROWS % 8 == 0 && A_LOAD_ROWS <= 256 &&
                   B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
     static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
+    static_assert(RN_ >= 0 && RN_ <= 2 && (!RASTER_H || SWIZZLE == 1), "raster m, n, or h (swizzle 1)");
     static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG), "stream-K: cooperative, no cluster");
     static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
     static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
@@ -154,6 +159,7 @@ struct kparams {                    /* 64-byte aligned through CUtensorMap */
     int ctiles_m, ctiles_n;         /* the tile grid in cluster tiles (CM x CN tiles each) */
     int num_ctiles;
     int band;                       /* raster band width in cluster tiles */
+    const uint32_t *order;          /* raster h: cluster tile t at (order[t] >> 16, & 0xffff) */
     /* stream-K tail (cfg::STREAMK; otherwise sk_first = num_ctiles, sk_total = 0): tiles from
      * sk_first on are split by k-blocks, sk_total block-iterations in ranges of sk_per */
     int sk_first, sk_per, sk_total;
@@ -425,7 +431,11 @@ constexpr int BAR_WG = 2, BAR_ORDER = 4, BAR_SK = 6;   /* 6: both consumers (str
 /* Cluster tile t -> (row, column) in the grid of cluster tiles: see the raster note above. */
 __device__ __forceinline__ void cluster_tile(const kparams &p, int t, int &ctm, int &ctn)
 {
-    if (!cfg::RASTER_N) {
+    if (cfg::RASTER_H) {
+        const uint32_t v = __ldg(p.order + t);
+        ctm = (int)(v >> 16);
+        ctn = (int)(v & 0xffffu);
+    } else if (!cfg::RASTER_N) {
         const int per_band = p.band * p.ctiles_n;
         const int band = t / per_band, first = band * p.band;
         const int rows = min(p.band, p.ctiles_m - first);
@@ -767,7 +777,60 @@ struct wg_state {
     void *d;
     int64_t m, n, k, lda, ldb, ldd;
     int grid, clusters, sms, max_clusters;
+    uint32_t *order;                /* raster h: the device table (kparams::order) */
 };
+
+/* (x, y) -> its index along a Hilbert curve over an s x s square, s a power of two. */
+uint64_t hilbert_xy2d(uint32_t s, uint32_t x, uint32_t y)
+{
+    uint64_t d = 0;
+    for (uint32_t q = s / 2; q > 0; q /= 2) {
+        const uint32_t rx = (x & q) ? 1 : 0, ry = (y & q) ? 1 : 0;
+        d += (uint64_t)q * q * ((3 * rx) ^ ry);
+        if (ry == 0) {   /* rotate the quadrant */
+            if (rx == 1) { x = s - 1 - x; y = s - 1 - y; }
+            const uint32_t t = x; x = y; y = t;
+        }
+    }
+    return d;
+}
+
+int by_key(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Raster h: the Hilbert order of the cm x cn cluster tiles into a device table (*out). */
+int hilbert_table(int cm, int cn, uint32_t **out, char *msg, size_t len)
+{
+    *out = NULL;
+    if (cm > 65535 || cn > 65535) { snprintf(msg, len, "raster h: %d x %d cluster tiles", cm, cn); return 1; }
+    uint32_t side = 1;
+    while (side < (uint32_t)cm || side < (uint32_t)cn) side *= 2;
+    const size_t cells = (size_t)cm * (size_t)cn;
+    uint64_t *key = (uint64_t *)malloc(cells * sizeof *key);   /* Hilbert index << 32 | cell */
+    uint32_t *h = (uint32_t *)malloc(cells * sizeof *h);
+    if (!key || !h) { free(key); free(h); snprintf(msg, len, "out of memory"); return 1; }
+    size_t at = 0;
+    for (int x = 0; x < cm; x++)
+        for (int y = 0; y < cn; y++)
+            key[at++] = hilbert_xy2d(side, (uint32_t)x, (uint32_t)y) << 32 |
+                        ((uint64_t)x << 16 | (uint64_t)y);
+    qsort(key, cells, sizeof *key, by_key);
+    for (size_t i = 0; i < cells; i++) h[i] = (uint32_t)(key[i] & 0xffffffffu);
+    free(key);
+    cudaError_t e = cudaMalloc((void **)out, at * sizeof *h);
+    if (e == cudaSuccess) e = cudaMemcpy(*out, h, at * sizeof *h, cudaMemcpyHostToDevice);
+    free(h);
+    if (e != cudaSuccess) {
+        if (*out) cudaFree(*out);
+        *out = NULL;
+        snprintf(msg, len, "raster h: the order table: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
 
 int wg_supports(const tb_problem *p, char *why, size_t len)
 {
@@ -834,6 +897,8 @@ size_t wg_workspace_size(const tb_problem *p)
 
 void wg_teardown(void *state)
 {
+    wg_state *s = (wg_state *)state;
+    if (s && s->order) cudaFree(s->order);
     free(state);
 }
 
@@ -887,6 +952,11 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     k.num_ctiles = k.ctiles_m * k.ctiles_n;
     const int per = cfg::RASTER_N ? cfg::CN : cfg::CM;
     k.band = cfg::SWIZZLE / per > 1 ? cfg::SWIZZLE / per : 1;
+    if (cfg::RASTER_H && hilbert_table(k.ctiles_m, k.ctiles_n, &s->order, msg, len)) {
+        free(s);
+        return 1;
+    }
+    k.order = s->order;
     k.alpha = (float)g->alpha;
     k.beta = (float)g->beta;
     k.ldc = g->ldc;
@@ -979,7 +1049,7 @@ const tb_param wg_params[] = {
     TB_PARAM_INT("cluster_n", cfg::CN),
     TB_PARAM_INT("stages", cfg::STAGES),
     TB_PARAM_STR("schedule", cfg::PINGPONG ? "pingpong" : "cooperative"),
-    TB_PARAM_STR("raster", cfg::RASTER_N ? "n" : "m"),
+    TB_PARAM_STR("raster", cfg::RASTER_H ? "h" : cfg::RASTER_N ? "n" : "m"),
     TB_PARAM_INT("swizzle", cfg::SWIZZLE),
 #if TB_EPI_CONFLICT
     TB_PARAM_STR("epilogue", "conflict"),
