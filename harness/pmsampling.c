@@ -32,7 +32,10 @@
 
 #define PMS_MAX 64
 #define BUSY_METRIC "sm__cycles_active.sum|sm__cycles_active.avg|gr__cycles_active.sum"
-#define FIRST_INTERVAL_NS 1000u
+#define FIRST_INTERVAL_NS 1000u       /* for launches up to 2 ms; longer ones: duration / 2000 */
+#define KERNEL_SAMPLES 2000.0
+#define RECORD_BYTES 16384.0          /* hardware buffer per sample: 64 MiB held ~6 700 on the H100,
+                                         overflowed at ~17 600 */
 #define LAST_INTERVAL_NS 128000u
 #define TAIL_NS 200000L          /* idle time sampled after the launch has finished */
 
@@ -366,13 +369,15 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
     CUpti_PmSampling_Object *o = enable(p->device, &r);
     if (!o) return tb_cupti_fail(msg, len, "cuptiPmSamplingEnable", r);
 
-    /* the finest interval the sampler takes; the GPU time trigger first */
+    /* the finest interval the sampler takes, no finer than the launch needs (a window edge is
+     * one interval: 1/2000 of the launch); the GPU time trigger first */
     uint32_t interval = FIRST_INTERVAL_NS;
+    while (expect_ns > 0 && interval < LAST_INTERVAL_NS && interval * KERNEL_SAMPLES < expect_ns) interval *= 2;
     CUpti_PmSampling_TriggerMode mode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-    double span = (expect_ns > 0 ? expect_ns : 1e6) + (double)TAIL_NS + 5e6;   /* + launch, sync */
+    double span = (expect_ns > 0 ? expect_ns : 1e6) + (double)TAIL_NS + 2e6;   /* + launch, sync */
     for (;;) {
         double nsamp = span / interval + 1024;
-        size_t hw = (size_t)(nsamp * 1024.0);          /* raw records: a generous 1 KiB each */
+        size_t hw = (size_t)(nsamp * RECORD_BYTES);
         if (hw < ((size_t)64 << 20)) hw = (size_t)64 << 20;
         if (hw > ((size_t)1 << 30)) hw = (size_t)1 << 30;
         CUpti_PmSampling_SetConfig_Params sc;
@@ -391,7 +396,7 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
         if (interval < LAST_INTERVAL_NS) { interval *= 2; continue; }
         if (mode == CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL) {
             mode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL;
-            interval = FIRST_INTERVAL_NS;
+            interval = FIRST_INTERVAL_NS;   /* sysclk cycles now */
             continue;
         }
         return fail_off(o, 0, NULL, tb_cupti_fail(msg, len, "cuptiPmSamplingSetConfig", r));
