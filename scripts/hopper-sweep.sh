@@ -41,11 +41,13 @@ validate)
     "$TB" sweep "${sel[@]}" --shapes square,llm --stop fixed:samples=3 --no-energy --no-progress \
         --quiet --db "$out/hopper-validate.db" 2> "$out/hopper-validate.log"; rc=$?
     db=hopper-validate;;
-raster)
-    "$TB" sweep --variants "$ST" --filter '*rasterh*' --shapes square,llm --stop fixed:samples=3 \
-        --no-energy --no-progress --quiet --db "$out/hopper-rasterh-validate.db" 2> "$out/hopper-rasterh-validate.log"
-    echo "rasterh validation: exit $?"
-    "$TB" show --db "$out/hopper-rasterh-validate.db" 2>&1 | grep -ciE 'incorrect|crash|error' | sed 's/^/rows not ok: /'
+raster)   # HS_SKIP_VALIDATE=1: the comparison alone
+    if [ -z "${HS_SKIP_VALIDATE:-}" ]; then
+        "$TB" sweep --variants "$ST" --filter '*rasterh*' --shapes square,llm --stop fixed:samples=3 \
+            --no-energy --no-progress --quiet --db "$out/hopper-rasterh-validate.db" 2> "$out/hopper-rasterh-validate.log"
+        echo "rasterh validation: exit $?"
+        "$TB" show --db "$out/hopper-rasterh-validate.db" 2>&1 | grep -ciE 'incorrect|crash|error' | sed 's/^/rows not ok: /'
+    fi
     "$TB" sweep --variants "$ST" --variants "$SH" --filter '*rasterh*' --filter 'cublaslt*' \
         --filter wgmma_bf16_128x256x64_c1x1_s4_cooperative_rasterm_sw16_tn \
         --filter wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tn \
