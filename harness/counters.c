@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "counters.h"
 #include "cupti_err.h"
+#include "cupti_host.h"
 #include "pmsampling.h"
 #include "tb.h"
 #include <cuda.h>
@@ -73,77 +74,6 @@ struct tb_counters {
     double pm_vals[TB_COUNTERS_MAX_METRICS];
     tb_pms_info pm_info;
 };
-
-/* ---- the host object --------------------------------------------------------------------- */
-
-static CUptiResult host_new(const tb_counters *c, CUpti_Profiler_Host_Object **out)
-{
-    CUpti_Profiler_Host_Initialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = c->chip;
-    p.pCounterAvailabilityImage = c->avail_img;
-    CUptiResult r = cuptiProfilerHostInitialize(&p);
-    *out = r == CUPTI_SUCCESS ? p.pHostObject : NULL;
-    return r;
-}
-
-static void host_free(CUpti_Profiler_Host_Object *h)
-{
-    if (!h) return;
-    CUpti_Profiler_Host_Deinitialize_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-    p.pHostObject = h;
-    cuptiProfilerHostDeinitialize(&p);
-}
-
-static CUptiResult host_add(CUpti_Profiler_Host_Object *h, const char **names, size_t n)
-{
-    CUpti_Profiler_Host_ConfigAddMetrics_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-    p.pHostObject = h;
-    p.ppMetricNames = names;
-    p.numMetrics = n;
-    return cuptiProfilerHostConfigAddMetrics(&p);
-}
-
-/* The config image of the metrics added to h: malloc'd into *img. */
-static CUptiResult host_config(CUpti_Profiler_Host_Object *h, uint8_t **img, size_t *size)
-{
-    CUpti_Profiler_Host_GetConfigImageSize_Params s;
-    memset(&s, 0, sizeof s);
-    s.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-    s.pHostObject = h;
-    CUptiResult r = cuptiProfilerHostGetConfigImageSize(&s);
-    if (r != CUPTI_SUCCESS) return r;
-    uint8_t *b = calloc(s.configImageSize ? s.configImageSize : 1, 1);
-    if (!b) return CUPTI_ERROR_OUT_OF_MEMORY;
-    CUpti_Profiler_Host_GetConfigImage_Params g;
-    memset(&g, 0, sizeof g);
-    g.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-    g.pHostObject = h;
-    g.configImageSize = s.configImageSize;
-    g.pConfigImage = b;
-    r = cuptiProfilerHostGetConfigImage(&g);
-    if (r != CUPTI_SUCCESS) { free(b); return r; }
-    *img = b;
-    *size = s.configImageSize;
-    return CUPTI_SUCCESS;
-}
-
-/* Does the chip know this metric? CUPTI_SUCCESS when it does. */
-static CUptiResult metric_exists(CUpti_Profiler_Host_Object *h, const char *name)
-{
-    CUpti_Profiler_Host_GetMetricProperties_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-    p.pHostObject = h;
-    p.pMetricName = name;
-    return cuptiProfilerHostGetMetricProperties(&p);
-}
 
 /* ---- the range profiler object ----------------------------------------------------------- */
 
@@ -197,20 +127,20 @@ static int build_config(tb_counters *c, char *msg, size_t len)
     char t[200];
     for (int attempt = 0; attempt < 2; attempt++) {
         CUpti_Profiler_Host_Object *h = NULL;
-        CUptiResult r = host_new(c, &h);
+        CUptiResult r = tb_host_new(CUPTI_PROFILER_TYPE_RANGE_PROFILER, c->chip, c->avail_img, &h);
         if (r != CUPTI_SUCCESS) return tb_cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
-        r = host_add(h, c->coll, (size_t)c->ncoll);
-        if (r == CUPTI_SUCCESS) r = host_config(h, &c->config, &c->config_size);
+        r = tb_host_add(h, c->coll, (size_t)c->ncoll);
+        if (r == CUPTI_SUCCESS) r = tb_host_config(h, &c->config, &c->config_size);
         if (r == CUPTI_SUCCESS) { c->host = h; return TB_OK; }
-        host_free(h);
+        tb_host_free(h);
         if (attempt == 1) return tb_cupti_fail(msg, len, "cuptiProfilerHostConfigAddMetrics", r);
         /* find the culprits one at a time */
         int dropped[TB_COUNTERS_MAX_METRICS + 1], bad = 0;
         for (int j = 0; j < c->ncoll; j++) {
             CUpti_Profiler_Host_Object *h1 = NULL;
-            CUptiResult r1 = host_new(c, &h1);
-            if (r1 == CUPTI_SUCCESS) r1 = host_add(h1, &c->coll[j], 1);
-            host_free(h1);
+            CUptiResult r1 = tb_host_new(CUPTI_PROFILER_TYPE_RANGE_PROFILER, c->chip, c->avail_img, &h1);
+            if (r1 == CUPTI_SUCCESS) r1 = tb_host_add(h1, &c->coll[j], 1);
+            tb_host_free(h1);
             dropped[j] = r1 != CUPTI_SUCCESS;
             if (!dropped[j]) continue;
             bad++;
@@ -345,7 +275,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
 
     /* which alternative of each metric does the chip have? */
     CUpti_Profiler_Host_Object *h = NULL;
-    if ((r = host_new(c, &h)) != CUPTI_SUCCESS) {
+    if ((r = tb_host_new(CUPTI_PROFILER_TYPE_RANGE_PROFILER, c->chip, c->avail_img, &h)) != CUPTI_SUCCESS) {
         rc = tb_cupti_fail(msg, len, "cuptiProfilerHostInitialize", r);
         goto err;
     }
@@ -365,7 +295,7 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
         char *save = NULL;
         CUptiResult last = CUPTI_ERROR_INVALID_METRIC_NAME;
         for (char *alt = strtok_r(buf, "|", &save); alt; alt = strtok_r(NULL, "|", &save)) {
-            last = metric_exists(h, alt);
+            last = tb_host_metric(h, alt);
             /* only "no such metric" rules one out; other lookup failures are left to
              * cuptiProfilerHostConfigAddMetrics to judge */
             if (last != CUPTI_ERROR_INVALID_METRIC_NAME) last = CUPTI_SUCCESS;
@@ -388,11 +318,11 @@ int tb_counters_open(int device, const char *const *metrics, tb_counters **out, 
         if (strcmp(c->name[i], DURATION_METRIC) == 0) { have_dur = 1; c->dur_slot = j; }
     }
     /* kernels of one launch are averaged by duration: collect it even when not asked for */
-    if (!have_dur && (c->ncoll > 0 || c->npm > 0) && metric_exists(h, DURATION_METRIC) != CUPTI_ERROR_INVALID_METRIC_NAME) {
+    if (!have_dur && (c->ncoll > 0 || c->npm > 0) && tb_host_metric(h, DURATION_METRIC) != CUPTI_ERROR_INVALID_METRIC_NAME) {
         c->dur_slot = c->ncoll;
         c->coll[c->ncoll++] = DURATION_METRIC;
     }
-    host_free(h);
+    tb_host_free(h);
     if (c->ncoll == 0) {
         size_t at = (size_t)snprintf(msg, len, "no metric of the list exists on %s:", c->chip);
         for (int i = 0; i < n && at < len; i++)
@@ -711,7 +641,7 @@ void tb_counters_close(tb_counters *c)
 {
     if (!c) return;
     tb_pms_close(c->pms);
-    host_free(c->host);
+    tb_host_free(c->host);
     if (c->initialized) {
         CUpti_Profiler_DeInitialize_Params p;
         memset(&p, 0, sizeof p);

@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pmsampling.h"
 #include "cupti_err.h"
+#include "cupti_host.h"
 #include "tb.h"
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -63,34 +64,14 @@ struct tb_pms {
 
 static CUpti_Profiler_Host_Object *host_new(const tb_pms *p, CUptiResult *r)
 {
-    CUpti_Profiler_Host_Initialize_Params hp;
-    memset(&hp, 0, sizeof hp);
-    hp.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    hp.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    hp.pChipName = p->chip;
-    hp.pCounterAvailabilityImage = p->avail;
-    *r = cuptiProfilerHostInitialize(&hp);
-    return *r == CUPTI_SUCCESS ? hp.pHostObject : NULL;
-}
-
-static void host_free(CUpti_Profiler_Host_Object *h)
-{
-    if (!h) return;
-    CUpti_Profiler_Host_Deinitialize_Params d;
-    memset(&d, 0, sizeof d);
-    d.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-    d.pHostObject = h;
-    cuptiProfilerHostDeinitialize(&d);
+    CUpti_Profiler_Host_Object *h = NULL;
+    *r = tb_host_new(CUPTI_PROFILER_TYPE_PM_SAMPLING, p->chip, p->avail, &h);
+    return h;
 }
 
 static int metric_known(CUpti_Profiler_Host_Object *h, const char *name)
 {
-    CUpti_Profiler_Host_GetMetricProperties_Params mp;
-    memset(&mp, 0, sizeof mp);
-    mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
-    mp.pHostObject = h;
-    mp.pMetricName = name;
-    return cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_ERROR_INVALID_METRIC_NAME;
+    return tb_host_metric(h, name) != CUPTI_ERROR_INVALID_METRIC_NAME;
 }
 
 /* the first alternative of `given` the chip knows into out; 0 when none */
@@ -111,31 +92,9 @@ static CUptiResult configure(tb_pms *p, const char **names, size_t n, CUpti_Prof
     CUptiResult r;
     CUpti_Profiler_Host_Object *h = host_new(p, &r);
     if (!h) return r;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params ap;
-    memset(&ap, 0, sizeof ap);
-    ap.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-    ap.pHostObject = h;
-    ap.ppMetricNames = names;
-    ap.numMetrics = n;
-    if ((r = cuptiProfilerHostConfigAddMetrics(&ap)) != CUPTI_SUCCESS) { host_free(h); return r; }
-    if (!img) { *hout = h; return CUPTI_SUCCESS; }
-    CUpti_Profiler_Host_GetConfigImageSize_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-    sp.pHostObject = h;
-    if ((r = cuptiProfilerHostGetConfigImageSize(&sp)) != CUPTI_SUCCESS) { host_free(h); return r; }
-    uint8_t *b = calloc(sp.configImageSize ? sp.configImageSize : 1, 1);
-    if (!b) { host_free(h); return CUPTI_ERROR_OUT_OF_MEMORY; }
-    CUpti_Profiler_Host_GetConfigImage_Params gp;
-    memset(&gp, 0, sizeof gp);
-    gp.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-    gp.pHostObject = h;
-    gp.configImageSize = sp.configImageSize;
-    gp.pConfigImage = b;
-    if ((r = cuptiProfilerHostGetConfigImage(&gp)) != CUPTI_SUCCESS) { free(b); host_free(h); return r; }
+    if ((r = tb_host_add(h, names, n)) == CUPTI_SUCCESS && img) r = tb_host_config(h, img, size);
+    if (r != CUPTI_SUCCESS) { tb_host_free(h); return r; }
     *hout = h;
-    *img = b;
-    *size = sp.configImageSize;
     return CUPTI_SUCCESS;
 }
 
@@ -211,7 +170,7 @@ int tb_pms_open(int device, const char *chip, const char *const *metrics, int n,
         if (j == p->ncoll) p->coll[p->ncoll++] = p->name[i];
         p->slot[i] = j;
     }
-    host_free(h);
+    tb_host_free(h);
     if (p->ncoll == 0) {
         rc = tb_fail(msg, len, TB_ENOGPU, "nothing to PM-sample on %s: %s", p->chip, p->why[0]);
         goto err;
@@ -221,7 +180,7 @@ int tb_pms_open(int device, const char *chip, const char *const *metrics, int n,
         const char *pair[2] = { p->coll[j], p->busy_name };
         CUpti_Profiler_Host_Object *h1 = NULL;
         CUptiResult r1 = configure(p, pair, 2, &h1, NULL, NULL);
-        host_free(h1);
+        tb_host_free(h1);
         if (r1 == CUPTI_SUCCESS) continue;
         for (int i = 0; i < n; i++)
             if (p->slot[i] == j)
@@ -517,7 +476,7 @@ int tb_pms_sample(const tb_pms *p, int k, uint64_t *start, uint64_t *end, double
 void tb_pms_close(tb_pms *p)
 {
     if (!p) return;
-    host_free(p->host);
+    tb_host_free(p->host);
     free(p->avail);
     free(p->config);
     free(p->t0);
