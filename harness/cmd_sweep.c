@@ -50,8 +50,8 @@ static void help(void)
 "                      row-major / B row-major, n = column-major); C and D row-major\n"
 "  --pad N             add N elements to every leading dimension (default 0)\n"
 "measurement (docs/method.md):\n"
-"  --method M          auto (default: graph below 0.1 ms per launch, else cold), cold or\n"
-"                      graph; the figure records which method produced it\n"
+"  --method M          auto (default: stream below 0.1 ms per launch, else cold), cold,\n"
+"                      stream or graph; the figure records which method produced it\n"
 "  --l2 cold|hot       cold (default): flush / rotate inputs; hot: reuse one set, no flush\n"
 "  --stop SPEC         stopping criterion: stdrel (default) or fixed, with parameters, e.g.\n"
 "                      stdrel:max-noise=0.005,min-time=0.05 or fixed:samples=200\n"
@@ -357,8 +357,10 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         case O_EXCLUSIVE: c->o.exclusive = 1; break;
         case O_STOP: snprintf(c->stop_user, sizeof c->stop_user, "%s", optarg); break;
         case O_METHOD:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cold") && strcmp(optarg, "graph"))
-                return tb_cli_error("invalid value '%s' for --method (auto, cold, graph)", optarg);
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cold") && strcmp(optarg, "graph") &&
+                strcmp(optarg, "stream"))
+                return tb_cli_error("invalid value '%s' for --method (auto, cold, stream, graph)",
+                                    optarg);
             snprintf(c->o.method, sizeof c->o.method, "%s", optarg);
             break;
         case O_L2:

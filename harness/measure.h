@@ -8,6 +8,11 @@
  *   graph (measure_graph.c) R launches captured in a CUDA graph, rotating over input sets
  *         whose total passes 2 x L2 (each launch starts cold without a flush inside the
  *         interval), timed as a whole between two events; the sample is the total / R.
+ *   stream (measure_graph.c) the same R launches over the same input sets, queued on the
+ *         stream itself behind the blocking kernel instead of in a graph: each launch pays
+ *         the stream's own per-launch cost on the GPU (what an application that launches
+ *         kernel by kernel sees), the host's launch latency stays out, and the events' own
+ *         cost is spread over R (docs/method.md).
  * After each sample the whole device is synchronised, and a probe kernel on the same stream
  * reads %globaltimer and clock64 for 5 us: that sample's SM clock. Each sample also keeps
  * the host wall time from before the flush to after the synchronisation (hidden work).
@@ -67,9 +72,24 @@ int tb_sample_cold(tb_measure_dev *d, int flush, tb_launch_fn launch, void *ctx,
  * contract: synchronised, allocated, used another stream...). */
 int tb_graph_capture(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
                      cudaGraphExec_t *out, char *msg, size_t len);
+/* One stream sample: reps launches of launch (set r % nsets) queued behind the blocking
+ * kernel between two events; ms is per launch, wall_ms the whole sample's. TB_EWORKER when a
+ * launch returned non-zero. */
+int tb_sample_stream(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
+                     tb_sample *out, char *msg, size_t len);
 /* One graph sample: ms is per launch (total / reps); wall_ms is the whole sample's. */
 int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *out, char *msg,
                     size_t len);
+
+/* The stream-discipline probe: hold the stream with the blocking kernel, call enqueue(ctx, s)
+ * (a launch and whatever must follow it in stream order), sleep hold_ms with the stream still
+ * held, call probe(pctx, side) on the second stream `side` and wait for that stream alone, then
+ * release and synchronise the device. *held is 1 when the blocking kernel was still holding
+ * when the probe had finished (so the probe saw only work that ran off the held stream), 0
+ * when it had timed out (inconclusive). TB_EWORKER when enqueue returned non-zero, TB_EUSAGE
+ * without the blocking kernel. */
+int tb_run_held(tb_measure_dev *d, tb_launch_fn enqueue, void *ctx, double hold_ms,
+                cudaStream_t side, tb_launch_fn probe, void *pctx, int *held, char *msg, size_t len);
 
 /* median(wall - event) of 15 cold samples of a kernel that does nothing: what the recipe
  * itself costs, removed before hidden work is judged. *noop_ms (may be NULL) gets the same

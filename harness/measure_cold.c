@@ -1,6 +1,7 @@
 /* measure_cold.c - the "cold" method and what every method shares: the device context
  * (events, the mapped words of the blocking kernel and the clock probe, the flush buffer),
- * one flushed sample behind the blocking kernel, the clock probe, the hidden-work baseline. */
+ * one flushed sample behind the blocking kernel, the clock probe, the hidden-work baseline,
+ * the held launch of the stream-discipline check. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 #include "stats.h"
@@ -124,6 +125,34 @@ int tb_sample_cold(tb_measure_dev *d, int flush, tb_launch_fn launch, void *ctx,
         return tb_fail(msg, len, TB_EWORKER, "launch returned %d", lrc);
     }
     return tb__sample_close(d, t0, out, msg, len);
+}
+
+int tb_run_held(tb_measure_dev *d, tb_launch_fn enqueue, void *ctx, double hold_ms,
+                cudaStream_t side, tb_launch_fn probe, void *pctx, int *held, char *msg, size_t len)
+{
+    *held = 0;
+    if (!d->use_block) return tb_fail(msg, len, TB_EUSAGE, "no blocking kernel to hold the stream");
+    if (hold_ms * 2 > d->block_timeout_ms) hold_ms = d->block_timeout_ms / 2;
+    d->host_words[0] = 0;
+    d->host_words[1] = 0;
+    __sync_synchronize();
+    CU(tbdev_block(d->dev_words, (unsigned long long)(d->block_timeout_ms * 1e6), d->dev_words + 1,
+                   d->s));
+    int lrc = enqueue(ctx, d->s);
+    if (!lrc) {
+        struct timespec ts = { (time_t)(hold_ms / 1e3), (long)(fmod(hold_ms, 1e3) * 1e6) };
+        nanosleep(&ts, NULL);
+        lrc = probe(pctx, side);
+        cudaError_t e = lrc ? cudaSuccess : cudaStreamSynchronize(side);
+        __sync_synchronize();
+        *held = !lrc && e == cudaSuccess && d->host_words[1] == 0;
+        if (e != cudaSuccess) lrc = (int)e;
+    }
+    d->host_words[0] = 1;    /* never leave the stream blocked */
+    __sync_synchronize();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) return tb_fail(msg, len, TB_ECUDA, "held launch: %s", cudaGetErrorString(e));
+    return lrc ? tb_fail(msg, len, TB_EWORKER, "held launch: launch or probe returned %d", lrc) : TB_OK;
 }
 
 static int noop_launch(void *ctx, cudaStream_t s)

@@ -1,5 +1,6 @@
-/* measure_graph.c - the "graph" method for short kernels: reps launches, rotating over
- * input sets, captured in one CUDA graph and timed as a whole (see measure.h). */
+/* measure_graph.c - the methods for short kernels: reps launches, rotating over input sets,
+ * timed as a whole, either captured in one CUDA graph ("graph") or queued on the stream
+ * behind the blocking kernel ("stream"); see measure.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 #include "tb.h"
@@ -48,12 +49,39 @@ int tb_graph_capture(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int 
     return TB_OK;
 }
 
-int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *out, char *msg,
-                    size_t len)
+static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    double t0 = (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+int tb_sample_stream(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
+                     tb_sample *out, char *msg, size_t len)
+{
+    double t0 = now_ms();
+    /* no flush, as in the graph: the rotation keeps each launch cold */
+    int rc = tb__sample_open(d, 0, msg, len);
+    if (rc) return rc;
+    if (d->around) d->around(d->around_ctx, 1);
+    int lrc = 0;
+    for (int r = 0; r < reps && !lrc; r++) lrc = launch(ctx, r % nsets, d->s);
+    if (d->around) d->around(d->around_ctx, 0);
+    if (lrc) {
+        if (d->use_block) d->host_words[0] = 1;   /* never leave the stream blocked */
+        cudaDeviceSynchronize();
+        return tb_fail(msg, len, TB_EWORKER, "launch returned %d", lrc);
+    }
+    rc = tb__sample_close(d, t0, out, msg, len);
+    if (rc) return rc;
+    out->ms /= reps;
+    return TB_OK;
+}
+
+int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *out, char *msg,
+                    size_t len)
+{
+    double t0 = now_ms();
     /* no flush: the rotation over input sets larger than the L2 keeps each launch cold */
     int rc = tb__sample_open(d, 0, msg, len);
     if (rc) return rc;

@@ -149,8 +149,9 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                 env.cuda_runtime_version / 1000, env.cuda_runtime_version % 1000 / 10,
                 env.cublas_version);
     double fpc = have_env ? tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor) : 0;
-    fprintf(out, "method: per variant 'cold' (L2 flushed by reading) or 'graph' (launches rotating "
-                 "over inputs > 2 x L2), CUDA events behind a blocking kernel, variants interleaved; "
+    fprintf(out, "method: per variant 'cold' (L2 flushed by reading, one launch), 'stream' or 'graph' "
+                 "(launches rotating over inputs > 2 x L2, queued on the stream or in a CUDA graph), "
+                 "CUDA events behind a blocking kernel, variants interleaved; "
                  "median. 'vs best' is median / best median with a 95%% bootstrap interval: "
                  "'tied' when it contains 1. %% of peak at each measurement's median SM clock.\n");
     if (metrics && have_cal) {

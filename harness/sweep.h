@@ -32,7 +32,7 @@ typedef struct tb_sweep_opts {
                                  variant under compute-sanitizer before it is measured */
     char   sanitizer[1024];   /* path of compute-sanitizer when sanitize is set */
     char   stop[512];         /* stopping criterion spec, complete (see stop.h) */
-    char   method[8];         /* auto | cold | graph */
+    char   method[8];         /* auto | cold | stream | graph */
     char   l2[8];             /* cold | hot */
     int    profile;           /* 1: no blocking kernel (for profilers) */
     int    no_energy;         /* 1: skip the energy burst */

@@ -251,8 +251,10 @@ static uint64_t hash_str(const char *s, uint64_t h)
     return h;
 }
 
-#define TB_GRAPH_BELOW_MS 0.1    /* auto: kernels under this use the graph method */
-#define TB_GRAPH_TARGET_MS 2.0   /* a graph sample lasts about this long */
+#define TB_GRAPH_BELOW_MS 0.1    /* auto: kernels under this use a batched method */
+#define TB_GRAPH_TARGET_MS 2.0   /* a graph or stream sample lasts about this long */
+#define TB_STREAM_MAX_REPS 512   /* a stream sample queues at most this many launches behind
+                                    the blocking kernel (the launch queue must not fill) */
 #define TB_CONFIRM_TOP 3         /* the confirming pass takes the best this many */
 #define TB_LOW_CLOCK_FRAC 0.90   /* a sample under this x the max SM clock is "low clock" */
 
@@ -269,7 +271,7 @@ typedef struct worker {
     int validate_only;   /* one trial, no timing: the --sanitize pass */
     int warmup;
     char stop_spec[512];
-    char method[8];      /* auto | cold | graph */
+    char method[8];      /* auto | cold | graph | stream */
     int l2_hot;          /* --l2 hot: no flush, one input set */
     int profile;         /* --profile: no blocking kernel */
     int energy;          /* measure joules per launch (default 1) */
@@ -282,6 +284,8 @@ typedef struct worker {
     double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */
     double noop_ms;      /* what events around one empty kernel read (stored, information) */
     tb_nvml_dev *nvml;
+    cudaStream_t side;   /* the stream-discipline check's second stream, made on first use */
+    unsigned long long *held_words;   /* its three counts */
 } worker;
 
 typedef struct vstate {
@@ -297,7 +301,7 @@ typedef struct vstate {
     char method[8];
     char method_note[160];
     cudaGraphExec_t graph;
-    int reps;
+    int reps;            /* launches per sample of the graph or stream method; 0: cold */
     tb_stop *stop;
     double *ms, *wall, *clk;
     int n, cap, block_timeouts;
@@ -469,6 +473,80 @@ static void flag(tb_measurement *m, const char *rule, const char *why)
     snprintf(m->reason, sizeof m->reason, "%s", why);
 }
 
+/* The rule "off-stream": a launch puts all its work on the stream it is given, in order,
+ * so events on that stream bracket it (the ABI's contract). One more launch on a poisoned D,
+ * behind the held blocking kernel: D is counted on a second stream while the first is still
+ * held (an element written there was written by work off the stream, before any event on it
+ * could start), and in stream order right after the launch; after the device synchronisation
+ * it is counted once more (what the launch writes in all). Fewer elements in stream order
+ * than in all: the stream's work ended while D was still being written elsewhere. The timing
+ * methods cannot see such work, and the hidden-work rule (wall time against events) misses
+ * it below 15 us a launch; this rule has no threshold. Needs the blocking kernel: skipped
+ * under a profiler. Returns 0 or 1/2 as phase_a. */
+typedef struct held_ctx { worker *w; vstate *vs; } held_ctx;
+
+static int held_launch(void *c, cudaStream_t s)
+{
+    held_ctx *h = c;
+    int lrc = do_launch(&h->vs->lc, s);
+    if (lrc) return lrc;
+    return tbdev_count_ne_u16(h->w->vb.d, h->w->vb.nd, TB_POISON_BF16, h->w->held_words + 0, s);
+}
+
+static int held_probe(void *c, cudaStream_t side)
+{
+    held_ctx *h = c;
+    return tbdev_count_ne_u16(h->w->vb.d, h->w->vb.nd, TB_POISON_BF16, h->w->held_words + 1, side);
+}
+
+static int stream_check(worker *w, vstate *vs)
+{
+    char msg[TB_MSG_LEN], why[TB_TEXT_LEN];
+    tb_measurement *m = &vs->m;
+    if (!w->md.use_block) return 0;
+    if (!w->side && (cudaStreamCreateWithFlags(&w->side, cudaStreamNonBlocking) != cudaSuccess ||
+                     cudaMalloc((void **)&w->held_words, 3 * sizeof *w->held_words) != cudaSuccess)) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (tb_validate_repoison(&w->vb, w->s, msg, sizeof msg) != TB_OK ||
+        cudaStreamSynchronize(w->s) != cudaSuccess)
+        return cuda_crash(m, "cannot poison D", msg) ? 2 : 1;
+    held_ctx h = { w, vs };
+    int held = 0;
+    /* long enough for a launch's work to be over wherever it runs */
+    double hold = fmin(2.0 * vs->first_wall_ms + 0.5, 100.0);
+    nvtx_push(w, vs, "stream-check");
+    int rc = tb_run_held(&w->md, held_launch, &h, hold, w->side, held_probe, &h, &held, msg,
+                         sizeof msg);
+    nvtx_pop();
+    if (rc == TB_EWORKER) {
+        m->status = TB_STATUS_CRASHED;
+        snprintf(m->reason, sizeof m->reason, "%s (the stream-discipline launch)", msg);
+        return context_ok() ? 1 : 2;
+    }
+    if (rc) return cuda_crash(m, "kernel failed", msg) ? 2 : 1;
+    unsigned long long n[3] = { 0, 0, 0 };
+    if (tbdev_count_ne_u16(w->vb.d, w->vb.nd, TB_POISON_BF16, w->held_words + 2, w->s) != 0 ||
+        cudaMemcpyAsync(n, w->held_words, sizeof n, cudaMemcpyDeviceToHost, w->s) != cudaSuccess ||
+        cudaStreamSynchronize(w->s) != cudaSuccess)
+        return cuda_crash(m, "cannot count D", "after the stream-discipline launch") ? 2 : 1;
+    if (held && n[1] > 0) {
+        snprintf(why, sizeof why, "off-stream work: %llu of the %llu elements of D it writes were "
+                 "written while its stream was held, before any work on that stream could run",
+                 n[1], n[2]);
+        flag(m, "off-stream", why);
+        return 1;
+    }
+    if (n[0] < n[2]) {
+        snprintf(why, sizeof why, "off-stream work: when the work on its stream had ended, %llu "
+                 "of the %llu elements of D it writes were not yet written", n[2] - n[0], n[2]);
+        flag(m, "off-stream", why);
+        return 1;
+    }
+    return 0;
+}
+
 /* Phase A for one variant: supports, setup, workspace, the trials before timing. Returns 0
  * when it is valid and may be timed; 1 when its result is final (unsupported, error, crashed,
  * invalid); 2 when the context is lost. */
@@ -557,7 +635,7 @@ static int phase_a(worker *w, vstate *vs)
         if (w->validate_only) { m->disposition = TB_DISP_PASSED; return 1; }
         if (persisting_l2_found(w->s, why, sizeof why)) { flag(m, "persisting-l2", why); return 1; }
     }
-    return 0;
+    return stream_check(w, vs);
 }
 
 /* The graph method's input sets: enough copies of A, B, C, D that their total passes 2 x L2
@@ -605,36 +683,55 @@ static int prepare_timing(worker *w, vstate *vs)
      * variant hides on another stream is not captured into a graph, and would not be timed */
     int short_kernel = est < TB_GRAPH_BELOW_MS && vs->first_wall_ms < TB_GRAPH_BELOW_MS + 0.1;
     /* (the last validated launch's wall time: the first one pays for lazy module loading) */
-    int graph = !strcmp(w->method, "graph") || (!strcmp(w->method, "auto") && short_kernel);
+    int graph = !strcmp(w->method, "graph");
+    /* without the blocking kernel (under a profiler) stream launches would be timed at the
+     * host's pace: there the stream method falls back to the graph */
+    int stream = !strcmp(w->method, "stream") || (!strcmp(w->method, "auto") && short_kernel);
+    if (stream && !w->md.use_block) {
+        snprintf(vs->method_note, sizeof vs->method_note, "graph instead of stream: no "
+                 "blocking kernel (%s)", w->profiler[0] ? w->profiler : "--profile");
+        stream = 0;
+        graph = 1;
+    }
     snprintf(vs->method, sizeof vs->method, "cold");
+    if ((graph || stream) && ensure_sets(w, msg, sizeof msg) != TB_OK) {
+        snprintf(vs->method_note, sizeof vs->method_note, "%s method unavailable: %s",
+                 stream ? "stream" : "graph", msg);
+        graph = stream = 0;
+    }
+    if (graph || stream) {
+        /* launches for a sample of about TB_GRAPH_TARGET_MS, a whole number of rotations */
+        int most = stream ? TB_STREAM_MAX_REPS : 4000;
+        int reps = est > 0 ? (int)ceil(TB_GRAPH_TARGET_MS / est) : 100;
+        if (reps > most) reps = most;
+        if (reps < w->nsets) reps = w->nsets;
+        reps = (reps + w->nsets - 1) / w->nsets * w->nsets;
+        if (reps > most && reps > w->nsets) reps -= w->nsets;
+        vs->lc.sets = w->sets;
+        vs->reps = reps;
+        if (stream) snprintf(vs->method, sizeof vs->method, "stream");
+    }
     if (graph) {
-        if (ensure_sets(w, msg, sizeof msg) != TB_OK) {
-            snprintf(vs->method_note, sizeof vs->method_note, "graph method unavailable: %s", msg);
+        int reps = vs->reps;
+        vs->reps = 0;
+        int cap = tb_graph_capture(&w->md, do_launch_set, &vs->lc, reps, w->nsets, &vs->graph,
+                                   msg, sizeof msg);
+        if (cap == TB_OK && w->md.last_graph_kernels == 0) {
+            /* nothing was captured: the work went elsewhere; time it cold, where the
+             * hidden-work rule sees it */
+            cudaGraphExecDestroy(vs->graph);
+            vs->graph = NULL;
+            cap = TB_EWORKER;
+            snprintf(msg, sizeof msg, "the captured graph has no kernel: the launches did not "
+                     "run on the given stream");
+        }
+        if (cap == TB_OK) {
+            vs->reps = reps;
+            snprintf(vs->method, sizeof vs->method, "graph");
         } else {
-            int reps = est > 0 ? (int)ceil(TB_GRAPH_TARGET_MS / est) : 100;
-            if (reps < w->nsets) reps = w->nsets;
-            if (reps > 4000) reps = 4000;
-            reps = (reps + w->nsets - 1) / w->nsets * w->nsets;
-            vs->lc.sets = w->sets;
-            int cap = tb_graph_capture(&w->md, do_launch_set, &vs->lc, reps, w->nsets, &vs->graph,
-                                       msg, sizeof msg);
-            if (cap == TB_OK && w->md.last_graph_kernels == 0) {
-                /* nothing was captured: the work went elsewhere; time it cold, where the
-                 * hidden-work rule sees it */
-                cudaGraphExecDestroy(vs->graph);
-                vs->graph = NULL;
-                cap = TB_EWORKER;
-                snprintf(msg, sizeof msg, "the captured graph has no kernel: the launches did not "
-                         "run on the given stream");
-            }
-            if (cap == TB_OK) {
-                vs->reps = reps;
-                snprintf(vs->method, sizeof vs->method, "graph");
-            } else {
-                snprintf(vs->method_note, sizeof vs->method_note, "cold events instead of a "
-                         "graph: %s", msg);
-                if (!context_ok()) { cuda_crash(&vs->m, "graph capture", msg); return 2; }
-            }
+            snprintf(vs->method_note, sizeof vs->method_note, "cold events instead of a "
+                     "graph: %s", msg);
+            if (!context_ok()) { cuda_crash(&vs->m, "graph capture", msg); return 2; }
         }
     }
     if (tb_stop_create(w->stop_spec, &vs->stop, msg, sizeof msg) != TB_OK) {
@@ -701,7 +798,9 @@ static int take_sample(worker *w, vstate *vs, tb_sample *smp)
     w->md.around = nvtx_around;   /* the range holds the variant's launch and nothing else */
     w->md.around_ctx = &nc;
     int rc = vs->graph ? tb_sample_graph(&w->md, vs->graph, vs->reps, smp, msg, sizeof msg)
-                       : tb_sample_cold(&w->md, !w->l2_hot, do_launch, &vs->lc, smp, msg, sizeof msg);
+           : vs->reps ? tb_sample_stream(&w->md, do_launch_set, &vs->lc, vs->reps, w->nsets, smp,
+                                         msg, sizeof msg)
+           : tb_sample_cold(&w->md, !w->l2_hot, do_launch, &vs->lc, smp, msg, sizeof msg);
     w->md.around = NULL;
     if (rc == TB_EWORKER) {
         vs->m.status = TB_STATUS_CRASHED;
@@ -761,9 +860,9 @@ static void send_result(worker *w, vstate *vs)
         if (w->profiler[0]) cJSON_AddStringToObject(x, "no_blocking_because", w->profiler);
         cJSON_AddNumberToObject(x, "block_timeouts", vs->block_timeouts);
         cJSON_AddStringToObject(x, "l2", w->l2_hot ? "hot" : "cold");
-        if (!vs->graph && isfinite(w->event_ms)) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
+        if (!vs->reps && isfinite(w->event_ms)) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
         if (isfinite(w->noop_ms)) cJSON_AddNumberToObject(x, "noop_event_ms", w->noop_ms);
-        if (vs->graph) {
+        if (vs->reps) {   /* graph or stream: launches per sample, input sets rotated */
             cJSON_AddNumberToObject(x, "graph_reps", vs->reps);
             cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
         }
@@ -869,9 +968,9 @@ static int phase_c(worker *w, vstate *vs)
     /* hidden work: (wall - event) beyond the recipe's own cost */
     if (vs->n > 0) {
         double *gap = malloc(sizeof(double) * (size_t)vs->n);
-        int reps = vs->graph ? vs->reps : 1;
+        int reps = vs->reps ? vs->reps : 1;
         for (int i = 0; i < vs->n; i++) gap[i] = vs->wall[i] - vs->ms[i] * reps;
-        double base = vs->graph ? w->base_graph : w->base_cold;
+        double base = vs->reps ? w->base_graph : w->base_cold;   /* neither flushes */
         double hidden = (tb_stats_median(gap, vs->n) - base) / reps;
         double med = tb_stats_median(vs->ms, vs->n);
         free(gap);

@@ -5,7 +5,7 @@
 # tilebench runs once per configuration in CONFIGS (default "auto pace1 cold": the default
 # method; the same resting as long as it works after each sample (--pace 1), which keeps the
 # card under its power cap as ncu's isolated launches do; and --method cold everywhere, the
-# isolated launches ncu itself profiles).
+# isolated launches ncu itself profiles; "stream" and "graph" force those methods).
 #   scripts/ncu-compare.sh [PREFIX] [VARIANT] [SHAPES]   (default prefix cublaslt 8192^3,4096^3,1024^3)
 set -u
 cd "$(dirname "$0")/.."
@@ -16,7 +16,8 @@ out=${OUT:-/tmp/tb-ncu}; mkdir -p "$out"
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
 CONFIGS=${CONFIGS:-auto pace1 cold}
 for cf in $CONFIGS; do
-    case $cf in auto) a=();; pace1) a=(--pace 1);; cold) a=(--method cold);; *) echo "unknown config $cf"; exit 2;; esac
+    case $cf in auto) a=();; pace1) a=(--pace 1);; cold|stream|graph) a=(--method $cf);;
+        *) echo "unknown config $cf"; exit 2;; esac
     "$TB" sweep --filter "$V" --shapes "$SHAPES" "${a[@]}" --no-progress --quiet --db "$out/ncu-tb-$cf.db" 2>/dev/null
     "$TB" export --db "$out/ncu-tb-$cf.db" --format json > "$out/ncu-tb-$cf.json"
 done
