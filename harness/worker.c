@@ -314,6 +314,8 @@ typedef struct vstate {
     double first_wall_ms;   /* device-synchronised wall time of the last validated launch */
     double est_wall_ms;     /* ... of the first one */
     double last_event_ms;   /* event time of the last validated launch */
+    double held_event_ms;   /* event time of the stream-discipline launch (no host gap); NaN */
+    int short_kernel;       /* its estimate is under TB_GRAPH_BELOW_MS */
 } vstate;
 
 static double gemm_flops(const tb_gemm *g)
@@ -488,7 +490,9 @@ typedef struct held_ctx { worker *w; vstate *vs; } held_ctx;
 static int held_launch(void *c, cudaStream_t s)
 {
     held_ctx *h = c;
+    cudaEventRecord(h->w->md.e0, s);
     int lrc = do_launch(&h->vs->lc, s);
+    cudaEventRecord(h->w->md.e1, s);
     if (lrc) return lrc;
     return tbdev_count_ne_u16(h->w->vb.d, h->w->vb.nd, TB_POISON_BF16, h->w->held_words + 0, s);
 }
@@ -526,6 +530,11 @@ static int stream_check(worker *w, vstate *vs)
         return context_ok() ? 1 : 2;
     }
     if (rc) return cuda_crash(m, "kernel failed", msg) ? 2 : 1;
+    float f = 0;
+    /* the launch's GPU time with no host gap in it: the estimate auto chooses from */
+    if (held && cudaEventElapsedTime(&f, w->md.e0, w->md.e1) == cudaSuccess && f > 0)
+        vs->held_event_ms = f;
+    cudaGetLastError();
     unsigned long long n[3] = { 0, 0, 0 };
     if (tbdev_count_ne_u16(w->vb.d, w->vb.nd, TB_POISON_BF16, w->held_words + 2, w->s) != 0 ||
         cudaMemcpyAsync(n, w->held_words, sizeof n, cudaMemcpyDeviceToHost, w->s) != cudaSuccess ||
@@ -673,20 +682,40 @@ static int ensure_sets(worker *w, char *msg, size_t len)
         : tb_fail(msg, len, TB_ECUDA, "cannot fill the graph input sets");
 }
 
-/* Choose and prepare the variant's method; warm it up. Returns 0, or 1/2 as phase_a. */
-static int prepare_timing(worker *w, vstate *vs)
+/* The variant's first estimate: the held launch's event time (GPU time only, the launch
+ * queued before its stream ran), else the validated launches' (those hold the host's launch
+ * time too: the first one pays for lazy module loading, so the lesser of the first and the
+ * last). */
+static double estimate_ms(const vstate *vs)
+{
+    if (isfinite(vs->held_event_ms)) return vs->held_event_ms;
+    return fmin(vs->m.first_launch_ms, vs->last_event_ms);
+}
+
+/* Is the variant a short kernel for --method auto? Without the held launch, only if its
+ * device-synchronised wall time is short too: work hidden on another stream would not be
+ * captured into a graph, nor timed. */
+static int is_short(const vstate *vs)
+{
+    double est = estimate_ms(vs);
+    if (isfinite(vs->held_event_ms)) return est < TB_GRAPH_BELOW_MS;
+    return est < TB_GRAPH_BELOW_MS && vs->first_wall_ms < TB_GRAPH_BELOW_MS + 0.1;
+}
+
+/* Choose and prepare the variant's method; warm it up. shape_short: under --method auto, a
+ * variant of this shape is short, and every variant of it is timed by the stream method, so
+ * that a shape's figures come from one method. Returns 0, or 1/2 as phase_a. */
+static int prepare_timing(worker *w, vstate *vs, int shape_short)
 {
     char msg[TB_MSG_LEN];
-    /* the last validated launch: the first one pays for lazy module loading (cuBLASLt) */
-    double est = fmin(vs->m.first_launch_ms, vs->last_event_ms);
-    /* a kernel is short only if its device-synchronised wall time is short too: work a
-     * variant hides on another stream is not captured into a graph, and would not be timed */
-    int short_kernel = est < TB_GRAPH_BELOW_MS && vs->first_wall_ms < TB_GRAPH_BELOW_MS + 0.1;
-    /* (the last validated launch's wall time: the first one pays for lazy module loading) */
+    double est = estimate_ms(vs);
     int graph = !strcmp(w->method, "graph");
     /* without the blocking kernel (under a profiler) stream launches would be timed at the
      * host's pace: there the stream method falls back to the graph */
-    int stream = !strcmp(w->method, "stream") || (!strcmp(w->method, "auto") && short_kernel);
+    int stream = !strcmp(w->method, "stream") || (!strcmp(w->method, "auto") && shape_short);
+    if (stream && !strcmp(w->method, "auto") && !vs->short_kernel)
+        snprintf(vs->method_note, sizeof vs->method_note, "stream, as the shorter variants of "
+                 "this shape (estimate %.4f ms)", est);
     if (stream && !w->md.use_block) {
         snprintf(vs->method_note, sizeof vs->method_note, "graph instead of stream: no "
                  "blocking kernel (%s)", w->profiler[0] ? w->profiler : "--profile");
@@ -867,6 +896,7 @@ static void send_result(worker *w, vstate *vs)
             cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
         }
         if (vs->method_note[0]) cJSON_AddStringToObject(x, "method_note", vs->method_note);
+        cJSON_AddNumberToObject(x, "estimate_ms", estimate_ms(vs));   /* auto chose from it */
         cJSON_AddNumberToObject(x, "low_clock_samples", low);
         cJSON_AddNumberToObject(x, "low_clock_mhz", thr);
         if (vs->confirmed >= 0) {
@@ -1210,10 +1240,21 @@ static int cmd_measure(void)
         }
         cudaCtxResetPersistingL2Cache();
         cudaGetLastError();
+        vs->held_event_ms = NAN;
         int r = phase_a(&w, vs);
         if (r == 2) lost_exit(&w, vs);
         if (r == 1) { release_variant(&w, vs, 0); send_result(&w, vs); continue; }
-        r = prepare_timing(&w, vs);
+        vs->short_kernel = is_short(vs);
+        act[na++] = vs;
+    }
+    /* each valid variant's method, from its estimate; under auto one method for the shape */
+    int shape_short = 0;
+    for (int i = 0; i < na; i++) shape_short |= act[i]->short_kernel;
+    int nv = na;
+    na = 0;
+    for (int i = 0; i < nv; i++) {
+        vstate *vs = act[i];
+        int r = prepare_timing(&w, vs, shape_short);
         if (r == 2) lost_exit(&w, vs);
         if (r == 1) { release_variant(&w, vs, 0); send_result(&w, vs); continue; }
         vs->active = vs->sampling = 1;

@@ -102,6 +102,22 @@ print(f"{pairs} separated pairs compared, {bad} ordered differently")
 sys.exit(0 if len(names) >= 4 and pairs >= 3 and bad == 0 else 1)
 PYEOF
 
+# one method per shape under auto: the 1 ms SIMT kernel of that 2048^3 sweep is timed as the
+# 27 us ones are (the stream method), from estimates with no host time in them
+"$TB" export --db "$tmp/r1.db" --format json > "$tmp/r1.json"; "$TB" export --db "$tmp/r2.db" --format json > "$tmp/r2.json"
+$PY - "$tmp/r1.json" "$tmp/r2.json" <<'PYEOF' && ok timing-6 || bad timing-6 "see above"
+import json, sys
+fails = []
+for f in sys.argv[1:]:
+    rows = json.load(open(f))["results"]
+    ms = {r["variant"]["name"]: (r["timing"]["method"], r["extra"].get("estimate_ms")) for r in rows}
+    print(f.split("/")[-1], ms)
+    if {m for m, _ in ms.values()} != {"stream"}: fails.append(f"methods {ms}")
+    if any(not isinstance(e, (int, float)) or e <= 0 for _, e in ms.values()): fails.append("estimate missing")
+for x in fails: print("FAIL timing-6:", x)
+sys.exit(1 if fails else 0)
+PYEOF
+
 # under ncu: the profiler is found, the blocking kernel is off, and the ncu line from
 # show --detail selects exactly the timed launches of one variant on one shape
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
