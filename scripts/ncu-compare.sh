@@ -21,11 +21,11 @@ for cf in $CONFIGS; do
     "$TB" sweep --filter "$V" --shapes "$SHAPES" "${a[@]}" --no-progress --quiet --db "$out/ncu-tb-$cf.db" 2>/dev/null
     "$TB" export --db "$out/ncu-tb-$cf.db" --format json > "$out/ncu-tb-$cf.json"
 done
-printf "%-16s %6s %12s %8s %6s %9s %12s %7s %9s %8s\n" shape config "tilebench ms" method "MHz" "ev.pair us" "ncu ms" "ncu MHz" "diff" kernels
+printf "%-16s %6s %12s %8s %6s %9s %12s %9s %8s\n" shape config "tilebench ms" method "MHz" "ev.pair us" "ncu ms" "diff" kernels
 for s in ${SHAPES//,/ }; do
     m=${s%%x*}; rest=${s#*x}; n=${rest%%x*}; k=${rest#*x}
     "$NCU" --nvtx --nvtx-include "tb/$V/$s/timed/" --clock-control none --cache-control all \
-        --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second --csv --page raw --print-units base \
+        --metrics gpu__time_duration.sum --csv --page raw --print-units base \
         "$TB" sweep --filter "$V" --shapes "$s" --method cold --profile --stop fixed:samples=20 \
         --max-time 600 --timeout 600 --no-progress --quiet --db "$out/ncu-prof-$s.db" \
         > "$out/ncu-$s.csv" 2> "$out/ncu-$s.err"
@@ -48,16 +48,11 @@ per = max(1, round(len(t) / 20))            # kernels per launch
 launches = [sum(t[i:i + per]) for i in range(0, len(t) - per + 1, per)]
 scale = {"ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "nsecond": 1e-6}.get(unit, 1e-6)
 ncu = statistics.median(launches) * scale
-# the SM clock ncu saw during the profiled kernels (its own metric, cycles per second)
-hz = [num(x.get("sm__cycles_elapsed.avg.per_second")) for x in rows]
-hz = [v for v in hz if v]
-v = statistics.median(hz) if hz else 0
-mhz = v / 1e6 if v > 1e7 else v * 1e3 if 0 < v < 10 else v   # Hz, cycle/ns or MHz
 tbm = r["timing"]["median_ms"]
 clk = r["timing"].get("clock_mhz") or 0
 ev = (r.get("extra") or {}).get("event_overhead_ms")
 evs = f"{ev*1e3:9.3f}" if isinstance(ev, (int, float)) else f"{'-':>9}"
-print(f"{m}x{n}x{k:<8} {sys.argv[6]:>6} {tbm:12.5f} {r['timing']['method']:>8} {clk:6.0f} {evs} {ncu:12.5f} {mhz:7.0f} {100*(tbm-ncu)/ncu:+8.2f}% {per:8d}")
+print(f"{m}x{n}x{k:<8} {sys.argv[6]:>6} {tbm:12.5f} {r['timing']['method']:>8} {clk:6.0f} {evs} {ncu:12.5f} {100*(tbm-ncu)/ncu:+8.2f}% {per:8d}")
 PYEOF
     done
 done
