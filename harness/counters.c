@@ -544,17 +544,8 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
                             "range (did the launch use another context?)"));
     if (nr > maxr) nr = maxr;
     for (size_t k = 0; k < nr; k++) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-        memset(&ev, 0, sizeof ev);
-        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-        ev.pHostObject = c->host;
-        ev.pCounterDataImage = c->cdata;
-        ev.counterDataImageSize = csize;
-        ev.rangeIndex = k;
-        ev.ppMetricNames = c->coll;
-        ev.numMetrics = (size_t)c->ncoll;
-        ev.pMetricValues = c->rvals + k * (size_t)c->ncoll;
-        if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
+        if ((r = tb_host_eval(c->host, c->cdata, csize, k, c->coll, (size_t)c->ncoll,
+                              c->rvals + k * (size_t)c->ncoll)) != CUPTI_SUCCESS)
             return collect_fail(obj, 0, 0, tb_cupti_fail(msg, len, "cuptiProfilerHostEvaluateToGpuValues", r));
     }
     rp_disable(obj);
@@ -585,7 +576,7 @@ int tb_counters_collect(tb_counters *c, tb_counters_launch_fn launch, tb_counter
     /* the pm: metrics: one more pass, sampled in time and cut to the kernels' window */
     if (c->pms) {
         int pr = tb_pms_collect(c->pms, launch, prep, ctx, c->dur_slot >= 0 ? tot_dur : 0,
-                                c->pm_vals, NULL, &c->pm_info, msg, len);
+                                c->pm_vals, &c->pm_info, msg, len);
         if (pr == TB_OK) {
             npass++;
             for (int i = 0; i < c->n; i++)

@@ -71,3 +71,19 @@ CUptiResult tb_host_metric(CUpti_Profiler_Host_Object *h, const char *name)
     p.pMetricName = name;
     return cuptiProfilerHostGetMetricProperties(&p);
 }
+
+CUptiResult tb_host_eval(CUpti_Profiler_Host_Object *h, const uint8_t *img, size_t size,
+                         size_t index, const char **names, size_t n, double *out)
+{
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+    memset(&ev, 0, sizeof ev);
+    ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    ev.pHostObject = h;
+    ev.pCounterDataImage = img;
+    ev.counterDataImageSize = size;
+    ev.rangeIndex = index;
+    ev.ppMetricNames = names;
+    ev.numMetrics = n;
+    ev.pMetricValues = out;
+    return cuptiProfilerHostEvaluateToGpuValues(&ev);
+}

@@ -2,8 +2,8 @@
  * and PM sampling (pmsampling.c).
  *
  * Owns the host-side calls of cupti_profiler_host.h that both need: create and free the
- * object for a profiler type and chip, look a metric up, add metrics and take the config
- * image. Each returns CUPTI's result; cupti_err.h turns it into a message.
+ * object for a profiler type and chip, look a metric up, add metrics, take the config
+ * image and evaluate a range of counter data. Each returns CUPTI's result; cupti_err.h turns it into a message.
  */
 #ifndef TB_CUPTI_HOST_H
 #define TB_CUPTI_HOST_H
@@ -25,4 +25,7 @@ CUptiResult tb_host_config(CUpti_Profiler_Host_Object *h, uint8_t **img, size_t 
 /* Does the chip know this metric? CUPTI_SUCCESS when it does,
  * CUPTI_ERROR_INVALID_METRIC_NAME when it does not, another result when the lookup failed. */
 CUptiResult tb_host_metric(CUpti_Profiler_Host_Object *h, const char *name);
+/* Evaluate range (or PM sample) `index` of a counter-data image: n metrics into out[0..n). */
+CUptiResult tb_host_eval(CUpti_Profiler_Host_Object *h, const uint8_t *img, size_t size,
+                         size_t index, const char **names, size_t n, double *out);
 #endif

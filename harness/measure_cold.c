@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ms(void)
+double tb__now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -68,7 +68,9 @@ double tb_measure_clock_mhz(tb_measure_dev *d)
     return (double)d->clk_host[0] * 1000.0 / (double)d->clk_host[1];
 }
 
-/* the parts before and after the timed region, shared with the graph method */
+/* the parts before and after the timed region and the host clock (ms, monotonic), shared
+ * with the graph and stream methods */
+double tb__now_ms(void);
 int tb__sample_open(tb_measure_dev *d, int flush, char *msg, size_t len);
 int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, size_t len);
 
@@ -95,14 +97,14 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
     if (d->use_block) {
         /* the wall clock starts at the release: the host's own launch cost (a library's
          * heuristics, say) is not work on the GPU, and must not count as hidden work */
-        t0 = now_ms();
+        t0 = tb__now_ms();
         __sync_synchronize();
         d->host_words[0] = 1;     /* release: everything queued runs back to back */
         __sync_synchronize();
     }
     /* the whole device: work a variant left on another stream ends before the next sample */
     CU(cudaDeviceSynchronize());
-    out->wall_ms = now_ms() - t0;
+    out->wall_ms = tb__now_ms() - t0;
     CU(cudaEventElapsedTime(&f, d->e0, d->e1));
     out->ms = f;
     out->clock_mhz = d->clk_host[1] ? (double)d->clk_host[0] * 1000.0 / (double)d->clk_host[1] : NAN;
@@ -113,7 +115,7 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
 int tb_sample_cold(tb_measure_dev *d, int flush, tb_launch_fn launch, void *ctx, tb_sample *out,
                    char *msg, size_t len)
 {
-    double t0 = now_ms();
+    double t0 = tb__now_ms();
     int rc = tb__sample_open(d, flush, msg, len);
     if (rc) return rc;
     if (d->around) d->around(d->around_ctx, 1);

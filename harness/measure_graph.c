@@ -6,10 +6,10 @@
 #include "tb.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 int tb__sample_open(tb_measure_dev *d, int flush, char *msg, size_t len);
 int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, size_t len);
+double tb__now_ms(void);
 
 int tb_graph_capture(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
                      cudaGraphExec_t *out, char *msg, size_t len)
@@ -49,17 +49,10 @@ int tb_graph_capture(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int 
     return TB_OK;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 int tb_sample_stream(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int reps, int nsets,
                      tb_sample *out, char *msg, size_t len)
 {
-    double t0 = now_ms();
+    double t0 = tb__now_ms();
     /* no flush, as in the graph: the rotation keeps each launch cold */
     int rc = tb__sample_open(d, 0, msg, len);
     if (rc) return rc;
@@ -81,7 +74,7 @@ int tb_sample_stream(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int 
 int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *out, char *msg,
                     size_t len)
 {
-    double t0 = now_ms();
+    double t0 = tb__now_ms();
     /* no flush: the rotation over input sets larger than the L2 keeps each launch cold */
     int rc = tb__sample_open(d, 0, msg, len);
     if (rc) return rc;

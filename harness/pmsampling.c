@@ -265,17 +265,8 @@ static int take_samples(tb_pms *p, CUpti_PmSampling_Object *o, uint8_t *img, siz
         sp.sampleIndex = (size_t)k;
         if ((r = cuptiPmSamplingCounterDataGetSampleInfo(&sp)) != CUPTI_SUCCESS)
             return tb_cupti_fail(msg, len, "cuptiPmSamplingCounterDataGetSampleInfo", r);
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-        memset(&ev, 0, sizeof ev);
-        ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-        ev.pHostObject = p->host;
-        ev.pCounterDataImage = img;
-        ev.counterDataImageSize = size;
-        ev.rangeIndex = (size_t)k;
-        ev.ppMetricNames = p->coll;
-        ev.numMetrics = (size_t)p->ncoll;
-        ev.pMetricValues = p->vals + (size_t)p->ns * (size_t)p->ncoll;
-        if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
+        if ((r = tb_host_eval(p->host, img, size, (size_t)k, p->coll, (size_t)p->ncoll,
+                              p->vals + (size_t)p->ns * (size_t)p->ncoll)) != CUPTI_SUCCESS)
             return tb_cupti_fail(msg, len, "cuptiProfilerHostEvaluateToGpuValues (PM sample)", r);
         p->t0[p->ns] = sp.startTimestamp;
         p->t1[p->ns] = sp.endTimestamp;
@@ -311,10 +302,10 @@ static int fail_off(CUpti_PmSampling_Object *o, int started, uint8_t *img, int r
 }
 
 int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_fn prep, void *ctx,
-                   double expect_ns, double *values, double *whole, tb_pms_info *info, char *msg,
+                   double expect_ns, double *values, tb_pms_info *info, char *msg,
                    size_t len)
 {
-    for (int i = 0; p && i < p->n; i++) { values[i] = NAN; if (whole) whole[i] = NAN; }
+    for (int i = 0; p && i < p->n; i++) values[i] = NAN;
     if (info) { memset(info, 0, sizeof *info); info->first = info->last = -1; }
     if (!p || !launch) return tb_fail(msg, len, TB_EUSAGE, "no PM sampler or no launch");
     p->ns = 0;
@@ -428,7 +419,7 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
 
     /* The window: first to last sample in which the SMs were active. The first sample runs
      * from whenever the counters were configured (seconds before, on the H100) to the first
-     * trigger after Start: unless it is one interval long it is left out, window and whole. */
+     * trigger after Start: unless it is one interval long it is left out. */
     int from = p->ns > 0 && (double)(p->t1[0] - p->t0[0]) > 2.0 * interval ? 1 : 0;
     int first = -1, last = -1;
     for (int k = from; k < p->ns; k++) {
@@ -441,15 +432,12 @@ int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_
     for (int i = 0; i < p->n; i++) {
         int j = p->slot[i];
         if (j < 0) continue;
-        double in = 0, all = 0;
-        for (int k = from; k < p->ns; k++) {
+        double in = 0;
+        for (int k = first; k <= last; k++) {
             double x = p->vals[(size_t)k * p->ncoll + j];
-            if (isnan(x)) continue;
-            all += x;
-            if (k >= first && k <= last) in += x;
+            if (!isnan(x)) in += x;
         }
         values[i] = in;
-        if (whole) whole[i] = all;
     }
     if (info) {
         info->samples = p->ns;

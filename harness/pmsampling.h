@@ -45,13 +45,12 @@ int tb_pms_open(int device, const char *chip, const char *const *metrics, int n,
 const char *tb_pms_name(const tb_pms *p, int i);
 /* 1 when metrics[i] is sampled; 0 with the reason in why (may be NULL) when not. */
 int tb_pms_available(const tb_pms *p, int i, char *why, size_t len);
-/* One pass: values[i] = metrics[i] summed over the window (NaN when unavailable), whole[i]
- * (may be NULL) = summed over every sample of the pass. expect_ns, the launch's duration if
+/* One pass: values[i] = metrics[i] summed over the window (NaN when unavailable). expect_ns, the launch's duration if
  * known (0 if not), sizes the buffers. TB_OK; TB_EWORKER when launch() returned non-zero;
  * TB_ENOGPU when sampling became unavailable; TB_ECUDA otherwise (msg names the call). On
  * failure the values are NaN and sampling is disabled. */
 int tb_pms_collect(tb_pms *p, tb_counters_launch_fn launch, tb_counters_prepare_fn prep, void *ctx,
-                   double expect_ns, double *values, double *whole, tb_pms_info *info, char *msg,
+                   double expect_ns, double *values, tb_pms_info *info, char *msg,
                    size_t len);
 /* Sample k of the last collect: its GPU timestamps (ns), whether the SMs were active and the
  * metrics' values (n of them, NaN when unavailable). TB_OK, or TB_EUSAGE out of range. */
