@@ -25,12 +25,13 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_timing gpu_metrics)
+tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_timing gpu_metrics)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
     s=$(date +%s)
     if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?
+    elif [ $t = gpu_clock ]; then "$P/libexec/tilebench/tests/test_clock" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_counters ]; then "$P/libexec/tilebench/tests/test_counters" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_nvml_sampler ]; then "$P/libexec/tilebench/tests/test_nvml_sampler" --gpu > "$out/$t.log" 2>&1; rc=$?
     else bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?; fi

@@ -76,9 +76,6 @@ int tbdev_compare_f32_f32(const float *x, const float *ref, size_t count, double
  * host releases the flag, so host launch latency stays out of the events around it. */
 int tbdev_block(volatile int *flag, unsigned long long timeout_ns, int *timed_out, cudaStream_t s);
 
-/* Clock probe for one sample: spins spin_ns and writes {cycles, ns} to out_dev[0..1] (as
- * tbdev_clock_probe, the same kernel). */
-
 /* A kernel that does nothing: the baseline of the hidden-work check. */
 int tbdev_noop(cudaStream_t s);
 
