@@ -39,6 +39,7 @@ typedef struct tb_measure_dev {
     unsigned long long *clk_dev;
     int         use_block;          /* 0 under a profiler or with --profile */
     double      block_timeout_ms;   /* default 500 */
+    unsigned    clock_probe_ns;     /* the per-sample clock probe's spin (default 5000) */
     size_t      last_graph_kernels; /* kernel nodes the last capture held (0: none ran there) */
     /* called right before (1) and after (0) the measured launch, inside the events: the
      * worker pushes its NVTX range there, so a profiler filtering on it sees only the

@@ -32,6 +32,9 @@ int tb_measure_dev_init(tb_measure_dev *d, cudaStream_t s, size_t l2_bytes, int 
     d->block_timeout_ms = 500;
     const char *bt = getenv("TILEBENCH_BLOCK_TIMEOUT_MS");   /* tests force the timeout path */
     if (bt && atof(bt) > 0) d->block_timeout_ms = atof(bt);
+    d->clock_probe_ns = 5000;
+    const char *cp = getenv("TILEBENCH_CLOCK_PROBE_NS");    /* a longer probe, to compare */
+    if (cp && atoi(cp) >= 1000 && atoi(cp) <= 1000000) d->clock_probe_ns = (unsigned)atoi(cp);
     size_t fb = l2_bytes * 2;
     if (fb < (32u << 20)) fb = 32u << 20;
     fb = (fb + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
@@ -93,7 +96,7 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
     float f = 0;
     CU(cudaEventRecord(d->e1, d->s));
     d->clk_host[0] = d->clk_host[1] = 0;
-    CU(tbdev_clock_probe(d->clk_dev, 5000, d->s));
+    CU(tbdev_clock_probe(d->clk_dev, d->clock_probe_ns, d->s));
     if (d->use_block) {
         /* the wall clock starts at the release: the host's own launch cost (a library's
          * heuristics, say) is not work on the GPU, and must not count as hidden work */

@@ -24,9 +24,10 @@ echo "twins tied in $tied of $rounds sweeps; the 5% slower copy ranked slower in
 [ $slower = $rounds ] && ok timing-1.2 || bad timing-1.2 "zoo_slow5 ranked slower in only $slower of $rounds"
 
 # stream for short kernels, cold for long ones, the graph when asked, hot L2 when asked; a
-# clock per sample. The stream and graph figures of one 256^3 kernel, measured in two sweeps
-# a moment apart, differ by the stream's per-launch cost: neither is zero, and they agree
-# within 2 us (docs/perf.md: 0.3-0.6 us per launch expected on the H100).
+# clock per sample, within 1.5 % of NVML's where NVML saw one steady clock. The stream and
+# graph figures of one 256^3 kernel, measured in two sweeps a moment apart, differ by the
+# stream's per-launch cost: neither is zero, and they agree within 2 us (docs/perf.md:
+# 0.3-0.6 us per launch expected on the H100).
 "$TB" sweep --filter cublaslt --shapes 256x256x256,4096x4096x4096 --no-progress --quiet --db "$tmp/g.db" 2>/dev/null
 "$TB" sweep --filter cublaslt --shapes 256x256x256 --method graph --no-progress --quiet --db "$tmp/gg.db" 2>/dev/null
 "$TB" sweep --filter cublaslt --shapes 256x256x256 --l2 hot --method cold --no-progress --quiet --db "$tmp/h.db" 2>/dev/null
@@ -52,6 +53,13 @@ for r in g + gg:
     if len(c) != r["timing"]["n_samples"] or not all(300 < v < 3500 for v in c):
         fails.append(f"clock per sample: {len(c)} clocks for {r['timing']['n_samples']} samples, {c[:5]}")
     if not r["extra"].get("blocking_kernel"): fails.append("blocking kernel not used")
+    # the probe's clock against NVML's, sampled during the same timing, where NVML saw one
+    # clock throughout (a probe read 2041-2066 MHz on a card NVML held at 1980: sixth session)
+    nv = r["extra"].get("nvml") or {}
+    if nv.get("samples", 0) >= 5 and nv.get("sm_mhz_min") == nv.get("sm_mhz_max") and r["timing"].get("clock_mhz"):
+        q = r["timing"]["clock_mhz"] / nv["sm_mhz_mean"]
+        print(f"{r['problem']['m']}^3 {r['timing']['method']}: probe {r['timing']['clock_mhz']:.0f} MHz, NVML {nv['sm_mhz_mean']:.0f} MHz")
+        if abs(q - 1) > 0.015: fails.append(f"probe clock {r['timing']['clock_mhz']:.0f} MHz against NVML's steady {nv['sm_mhz_mean']:.0f}")
 for f in fails: print("FAIL timing-2:", f)
 sys.exit(1 if fails else 0)
 PYEOF
