@@ -11,8 +11,15 @@
  *            clock of a host-timed clock64 spin of about 0.13 s just before it: the median of
  *            the probes within 1 %, and no probe more than 3 % above it (a clock above the
  *            one the SM ran at would shorten nothing but flatter every % of peak).
+ *   clock-4  the same under load: 1024^3 cuBLASLt GEMMs back to back for about 0.5 s (a graph
+ *            of 100, replayed), with a witness thread on a stream of its own taking
+ *            {%globaltimer, clock64} at the start and end of the load: %globaltimer and the
+ *            events against host time, and the probes inside the load against the witness's
+ *            SM clock by host time (where the sixth session saw 5 us probes read 2041-2066 MHz
+ *            while NVML held 1980).
  */
 #include "tb_test.h"
+#include "ref.h"
 #include "device/tbdev.h"
 #include <cuda_runtime.h>
 #include <math.h>
@@ -47,6 +54,30 @@ __global__ void timer_step_kernel(int n, unsigned long long *out)
     out[1] = distinct;
 }
 
+/* The witness: one thread on its own stream waits for *start (host-mapped), takes
+ * {globaltimer, clock64} at a tick edge, says so in w[4], spins until *done, takes them
+ * again: w = {gt0, c0, gt1, c1, started, ended}. */
+__device__ static void edge(volatile unsigned long long *t_out, volatile unsigned long long *c_out)
+{
+    unsigned long long t, t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); } while (t0 == t);
+    *c_out = clock64();
+    *t_out = t0;
+}
+
+__global__ void witness_kernel(volatile int *start, volatile int *done, volatile unsigned long long *w)
+{
+    while (!*start) { }
+    edge(&w[0], &w[1]);
+    __threadfence_system();
+    w[4] = 1;
+    while (!*done) { }
+    edge(&w[2], &w[3]);
+    __threadfence_system();
+    w[5] = 1;
+}
+
 static double host_ns(void)
 {
     struct timespec ts;
@@ -77,6 +108,92 @@ static int timed_spin(unsigned long long cycles, unsigned long long *dev, unsign
     *ev_ns = ms * 1e6;
     *gt_ns = (double)host[1];
     return host[0] < cycles;
+}
+
+/* clock-4's body: returns early (its checks already failed) when a set-up step fails */
+static void clock_under_load(cudaEvent_t e0, cudaEvent_t e1)
+{
+    char msg[256];
+    tb_ref *ref = NULL;
+    TB_CHECK(tb_ref_open(&ref, msg, sizeof msg) == 0);
+    tb_gemm g = {};
+    g.m = g.n = g.k = 1024; g.batch = 1;
+    g.a_type = g.b_type = g.c_type = g.d_type = TB_DTYPE_BF16; g.acc_type = TB_DTYPE_F32;
+    g.a_layout = TB_LAYOUT_ROW; g.b_layout = TB_LAYOUT_COL; g.c_layout = g.d_layout = TB_LAYOUT_ROW;
+    g.lda = g.ldb = g.k; g.ldc = g.ldd = g.n;
+    g.stride_a = g.m * g.k; g.stride_b = g.n * g.k; g.stride_c = g.stride_d = g.m * g.n;
+    g.alpha = 1; g.beta = 0;
+    void *a = NULL, *b = NULL; float *d = NULL;
+    unsigned long long *pdev = NULL, ph[2 * 10];
+    volatile int *flags = NULL; int *flags_dev = NULL;
+    volatile unsigned long long *w = NULL; unsigned long long *w_dev = NULL;
+    cudaStream_t s1, s2;
+    cudaGraph_t graph = NULL; cudaGraphExec_t exec = NULL;
+    TB_CHECK(cudaMalloc(&a, 2 << 20) == cudaSuccess && cudaMalloc(&b, 2 << 20) == cudaSuccess &&
+             cudaMalloc(&d, 4 << 20) == cudaSuccess && cudaMalloc(&pdev, sizeof ph) == cudaSuccess);
+    TB_CHECK(cudaHostAlloc((void **)&flags, 64, cudaHostAllocMapped) == cudaSuccess &&
+             cudaHostAlloc((void **)&w, 64, cudaHostAllocMapped) == cudaSuccess);
+    if (!ref || !a || !b || !d || !pdev || !flags || !w) return;
+    cudaHostGetDevicePointer((void **)&flags_dev, (void *)flags, 0);
+    cudaHostGetDevicePointer((void **)&w_dev, (void *)w, 0);
+    memset((void *)flags, 0, 64); memset((void *)w, 0, 64);
+    tbdev_fill_bf16(a, 1 << 20, 1, TB_INIT_UNIFORM, 0);
+    tbdev_fill_bf16(b, 1 << 20, 2, TB_INIT_UNIFORM, 0);
+    cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    TB_CHECK(tb_ref_gemm_cublaslt(ref, &g, a, b, NULL, d, s1, NULL, 0, msg, sizeof msg) == 0);
+    cudaStreamSynchronize(s1);
+    /* one graph: 100 GEMMs with a 5 us probe after every tenth */
+    TB_CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    for (int i = 0; i < 100; i++) {
+        tb_ref_gemm_cublaslt(ref, &g, a, b, NULL, d, s1, NULL, 0, msg, sizeof msg);
+        if (i % 10 == 9) tbdev_clock_probe(pdev + 2 * (i / 10), 5000, s1);
+    }
+    TB_CHECK(cudaStreamEndCapture(s1, &graph) == cudaSuccess);
+    TB_CHECK(graph && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    if (!exec) return;
+    cudaGraphLaunch(exec, s1);                        /* upload, and a first warm run */
+    TB_CHECK(cudaStreamSynchronize(s1) == cudaSuccess);
+    witness_kernel<<<1, 1, 0, s2>>>(flags_dev, flags_dev + 1, w_dev);
+    flags[0] = 1;
+    while (!w[4]) { }
+    double h0 = host_ns();
+    cudaEventRecord(e0, s1);
+    int reps = 0;
+    while (host_ns() - h0 < 5e8) {                   /* keep about 0.5 s queued */
+        cudaGraphLaunch(exec, s1);
+        if (++reps % 20 == 0) cudaStreamSynchronize(s1);
+    }
+    cudaEventRecord(e1, s1);
+    TB_CHECK(cudaStreamSynchronize(s1) == cudaSuccess);
+    double hl = host_ns();
+    flags[1] = 1;
+    while (!w[5]) { }
+    double h1 = host_ns();
+    TB_CHECK(cudaStreamSynchronize(s2) == cudaSuccess);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    TB_CHECK(cudaMemcpy(ph, pdev, sizeof ph, cudaMemcpyDeviceToHost) == cudaSuccess);
+    double hw = h1 - h0, gt = (double)(w[2] - w[0]), cyc = (double)(w[3] - w[1]);
+    double truth = cyc * 1e3 / hw;
+    std::vector<double> mhz;
+    for (int i = 0; i < 10; i++) if (ph[2 * i + 1]) mhz.push_back(ph[2 * i] * 1e3 / ph[2 * i + 1]);
+    double md = median(mhz);
+    printf("  %d graphs of 100 GEMMs; witness over %.3f ms of host time: globaltimer %+.4f %%, "
+           "SM clock %.1f MHz by host time, %.1f MHz by globaltimer\n", reps, hw * 1e-6,
+           100 * (gt / hw - 1), truth, cyc * 1e3 / gt);
+    printf("  events around the load %.3f ms against %.3f ms of host time (%+.3f %%)\n", ms,
+           (hl - h0) * 1e-6, 100 * (ms * 1e6 / (hl - h0) - 1));
+    printf("  5 us probes in the last graph: median %.1f MHz (%+.2f %% against the witness)\n",
+           md, 100 * (md / truth - 1));
+    TB_CHECK(fabs(gt / hw - 1) < 0.002);
+    TB_CHECK(fabs(ms * 1e6 / (hl - h0) - 1) < 0.005);
+    TB_CHECK(mhz.size() == 10 && fabs(md / truth - 1) < 0.015);
+    cudaGraphExecDestroy(exec); cudaGraphDestroy(graph);
+    cudaStreamDestroy(s1); cudaStreamDestroy(s2);
+    cudaFree(a); cudaFree(b); cudaFree(d); cudaFree(pdev);
+    cudaFreeHost((void *)flags); cudaFreeHost((void *)w);
+    tb_ref_close(ref);
 }
 
 int main()
@@ -137,6 +254,9 @@ int main()
         cudaFree(pdev);
         free(ph);
     }
+    TB_CASE("clock-4", "under a GEMM load (1024^3 cuBLASLt back to back, about 0.5 s): "
+                       "%globaltimer, events and the probe against host time")
+        clock_under_load(e0, e1);
     cudaFree(dev);
     return tb_test_done();
 }
