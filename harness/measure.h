@@ -13,8 +13,10 @@
  *         the stream's own per-launch cost on the GPU (what an application that launches
  *         kernel by kernel sees), the host's launch latency stays out, and the events' own
  *         cost is spread over R (docs/method.md).
- * After each sample the whole device is synchronised, and a probe kernel on the same stream
- * reads %globaltimer and clock64 for 5 us: that sample's SM clock. Each sample also keeps
+ * Clock stamps on the same stream, one right before the start event and one right after the
+ * stop event, read %globaltimer and clock64 on every SM: each SM's cycles over the sample,
+ * and their median is that sample's SM clock (docs/method.md, "Clock per sample"). After
+ * each sample the whole device is synchronised. Each sample also keeps
  * the host wall time from before the flush to after the synchronisation (hidden work).
  */
 #ifndef TB_MEASURE_H
@@ -35,15 +37,15 @@ typedef struct tb_measure_dev {
     unsigned   *sink;               /* device word for the flush kernel */
     volatile int *host_words;       /* mapped: [0] block flag, [1] block timed out */
     int        *dev_words;          /* the same words, device side */
-    volatile unsigned long long *clk_host;   /* mapped: {cycles, ns} of the last probe */
-    unsigned long long *clk_dev;
+    unsigned long long *stamp_host; /* mapped: the stamps before and after the last sample */
+    unsigned long long *stamp_dev;  /* (stamp_blocks x 3 words each) */
+    int         stamp_blocks;       /* 2 x the SM count */
     int         use_block;          /* 0 under a profiler or with --profile */
     double      block_timeout_ms;   /* default 500 */
-    unsigned    clock_probe_ns;     /* the per-sample clock probe's spin (default 5000) */
     size_t      last_graph_kernels; /* kernel nodes the last capture held (0: none ran there) */
     /* called right before (1) and after (0) the measured launch, inside the events: the
      * worker pushes its NVTX range there, so a profiler filtering on it sees only the
-     * variant's kernels, not the flush or the clock probe. May be NULL. */
+     * variant's kernels, not the flush or the clock stamps. May be NULL. */
     void      (*around)(void *ctx, int begin);
     void       *around_ctx;
     cudaEvent_t e0, e1;
@@ -59,7 +61,7 @@ typedef struct tb_sample {
     double ms;          /* event time of one launch */
     double wall_ms;     /* host time to the synchronisation, of the whole sample: from the
                            release of the blocking kernel (from before the flush without it) */
-    double clock_mhz;   /* SM clock from the probe after the sample; NaN if it failed */
+    double clock_mhz;   /* SM clock over the sample, from the stamps; NaN if it failed */
     int    block_timeout;   /* the blocking kernel timed out (host too slow to queue) */
 } tb_sample;
 
@@ -104,7 +106,4 @@ int tb_measure_gap_baseline(tb_measure_dev *d, int flush, double *base_ms, doubl
  * it is not removed from the samples, because on the H100 it over-corrects (docs/perf.md). */
 int tb_measure_event_overhead(tb_measure_dev *d, int flush, double *ms, char *msg, size_t len);
 
-
-/* The SM clock in MHz from a 20 us probe (synchronises). NaN on failure. */
-double tb_measure_clock_mhz(tb_measure_dev *d);
 #endif

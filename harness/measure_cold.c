@@ -1,6 +1,6 @@
 /* measure_cold.c - the "cold" method and what every method shares: the device context
- * (events, the mapped words of the blocking kernel and the clock probe, the flush buffer),
- * one flushed sample behind the blocking kernel, the clock probe, the hidden-work baseline,
+ * (events, the mapped words of the blocking kernel and the clock stamps, the flush buffer),
+ * one flushed sample behind the blocking kernel, the clock stamps, the hidden-work baseline,
  * the held launch of the stream-discipline check. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
@@ -32,9 +32,10 @@ int tb_measure_dev_init(tb_measure_dev *d, cudaStream_t s, size_t l2_bytes, int 
     d->block_timeout_ms = 500;
     const char *bt = getenv("TILEBENCH_BLOCK_TIMEOUT_MS");   /* tests force the timeout path */
     if (bt && atof(bt) > 0) d->block_timeout_ms = atof(bt);
-    d->clock_probe_ns = 5000;
-    const char *cp = getenv("TILEBENCH_CLOCK_PROBE_NS");    /* a longer probe, to compare */
-    if (cp && atoi(cp) >= 1000 && atoi(cp) <= 1000000) d->clock_probe_ns = (unsigned)atoi(cp);
+    int dev = 0, sms = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    d->stamp_blocks = 2 * (sms > 0 ? sms : 1);
     size_t fb = l2_bytes * 2;
     if (fb < (32u << 20)) fb = 32u << 20;
     fb = (fb + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
@@ -46,8 +47,9 @@ int tb_measure_dev_init(tb_measure_dev *d, cudaStream_t s, size_t l2_bytes, int 
     CU(cudaMalloc((void **)&d->sink, 256));
     CU(cudaHostAlloc((void **)&d->host_words, 64, cudaHostAllocMapped));
     CU(cudaHostGetDevicePointer((void **)&d->dev_words, (void *)d->host_words, 0));
-    CU(cudaHostAlloc((void **)&d->clk_host, 64, cudaHostAllocMapped));
-    CU(cudaHostGetDevicePointer((void **)&d->clk_dev, (void *)d->clk_host, 0));
+    CU(cudaHostAlloc((void **)&d->stamp_host, sizeof(unsigned long long) * 6 * (size_t)d->stamp_blocks,
+                     cudaHostAllocMapped));
+    CU(cudaHostGetDevicePointer((void **)&d->stamp_dev, (void *)d->stamp_host, 0));
     CU(cudaEventCreate(&d->e0));
     CU(cudaEventCreate(&d->e1));
     return TB_OK;
@@ -60,15 +62,8 @@ void tb_measure_dev_free(tb_measure_dev *d)
     if (d->flush_buf) cudaFree(d->flush_buf);
     if (d->sink) cudaFree(d->sink);
     if (d->host_words) cudaFreeHost((void *)d->host_words);
-    if (d->clk_host) cudaFreeHost((void *)d->clk_host);
+    if (d->stamp_host) cudaFreeHost(d->stamp_host);
     memset(d, 0, sizeof *d);
-}
-
-double tb_measure_clock_mhz(tb_measure_dev *d)
-{
-    if (tbdev_clock_probe(d->clk_dev, 20000, d->s) != 0) return NAN;
-    if (cudaStreamSynchronize(d->s) != cudaSuccess || d->clk_host[1] == 0) return NAN;
-    return (double)d->clk_host[0] * 1000.0 / (double)d->clk_host[1];
 }
 
 /* the parts before and after the timed region and the host clock (ms, monotonic), shared
@@ -87,6 +82,7 @@ int tb__sample_open(tb_measure_dev *d, int flush, char *msg, size_t len)
         CU(tbdev_block(d->dev_words, (unsigned long long)(d->block_timeout_ms * 1e6),
                        d->dev_words + 1, d->s));
     }
+    CU(tbdev_clock_stamp(d->stamp_dev, d->stamp_blocks, d->s));
     CU(cudaEventRecord(d->e0, d->s));
     return TB_OK;
 }
@@ -95,8 +91,7 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
 {
     float f = 0;
     CU(cudaEventRecord(d->e1, d->s));
-    d->clk_host[0] = d->clk_host[1] = 0;
-    CU(tbdev_clock_probe(d->clk_dev, d->clock_probe_ns, d->s));
+    CU(tbdev_clock_stamp(d->stamp_dev + 3 * d->stamp_blocks, d->stamp_blocks, d->s));
     if (d->use_block) {
         /* the wall clock starts at the release: the host's own launch cost (a library's
          * heuristics, say) is not work on the GPU, and must not count as hidden work */
@@ -110,7 +105,8 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
     out->wall_ms = tb__now_ms() - t0;
     CU(cudaEventElapsedTime(&f, d->e0, d->e1));
     out->ms = f;
-    out->clock_mhz = d->clk_host[1] ? (double)d->clk_host[0] * 1000.0 / (double)d->clk_host[1] : NAN;
+    out->clock_mhz = tbdev_stamps_mhz(d->stamp_host, d->stamp_host + 3 * d->stamp_blocks,
+                                      d->stamp_blocks, NULL);
     out->block_timeout = d->use_block ? d->host_words[1] != 0 : 0;
     return TB_OK;
 }

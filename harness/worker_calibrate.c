@@ -22,13 +22,13 @@
  *   gemm: cuBLASLt, 8192^3, A^T B (tn), BF16 A, B and D, FP32 compute and scale, the first
  *     heuristic algorithm with a 64 MiB workspace, inputs uniform on [-1, 1) (zeros would
  *     draw less power and flatter the clock). Warm-up: launches for about 500 ms; then
- *     WCAL_REPS launches, each between two events and followed (outside the events) by the
- *     5 us SM clock probe of tbdev.h, each alone: the host waits for it and then lets the
+ *     WCAL_REPS launches, each between two events and between two SM clock stamps of tbdev.h
+ *     (outside the events), each alone: the host waits for it and then lets the
  *     GPU rest as long as it took (as `sweep --pace 1` does). Back to back, the H100 holds
  *     a GEMM at its 700 W cap near 1.65 GHz (732-739 TFLOP/s on 2026-11-23), below what the
  *     sweep's own cold samples of cuBLASLt reach at 1.9-2.0 GHz (790 at 4096^3), which would
  *     put measurements above 100 % of their roof. gemm_tflops = 2mnk / the fastest launch;
- *     sm_clock_mhz = median of the probes.
+ *     sm_clock_mhz = median over the launches of the stamps' clock.
  * Nothing flushes the L2 here: every buffer is many times its size.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -55,7 +55,6 @@
 #define WCAL_GEMM_WARM_MS 500.0
 #define WCAL_GEMM_N 8192                  /* m = n = k */
 #define WCAL_WS_BYTES ((size_t)64 << 20)  /* cuBLASLt workspace */
-#define WCAL_CLOCK_SPIN_NS 5000
 
 static int wcal_fd = 1;
 
@@ -112,10 +111,11 @@ static int warm_up(wcal_launch_fn fn, void *ctx, cudaStream_t s, double target_m
 }
 
 /* WCAL_REPS launches back to back, each between its own pair of events; with clk_dev
- * (device memory, 2 x WCAL_REPS words) the clock probe runs after each stop event. */
+ * (device memory, 2 x WCAL_REPS stamps of `blocks` x 3 words) a clock stamp runs before
+ * each start event and after each stop event. */
 
 static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long long *clk_dev,
-                     int rest, double *ms, char *msg, size_t len)
+                     int blocks, int rest, double *ms, char *msg, size_t len)
 {
     cudaEvent_t ev[2 * WCAL_REPS];
     memset(ev, 0, sizeof ev);
@@ -124,11 +124,15 @@ static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long
     for (int i = 0; i < 2 * WCAL_REPS && e == cudaSuccess; i++) e = cudaEventCreate(&ev[i]);
     if (e != cudaSuccess) rc = cuda_fail(msg, len, "cannot create events", e);
     for (int i = 0; i < WCAL_REPS && rc == TB_OK; i++) {
+        if (clk_dev && (e = (cudaError_t)tbdev_clock_stamp(clk_dev + (size_t)3 * blocks * (2 * i), blocks, s)) != cudaSuccess) {
+            rc = cuda_fail(msg, len, "cannot launch the clock stamp", e);
+            break;
+        }
         if ((e = cudaEventRecord(ev[2 * i], s)) != cudaSuccess) { rc = cuda_fail(msg, len, "cannot record an event", e); break; }
         if ((rc = fn(ctx, s, msg, len)) != TB_OK) break;
         if ((e = cudaEventRecord(ev[2 * i + 1], s)) != cudaSuccess) { rc = cuda_fail(msg, len, "cannot record an event", e); break; }
-        if (clk_dev && (e = (cudaError_t)tbdev_clock_probe(clk_dev + 2 * i, WCAL_CLOCK_SPIN_NS, s)) != cudaSuccess)
-            rc = cuda_fail(msg, len, "cannot launch the clock probe", e);
+        if (clk_dev && (e = (cudaError_t)tbdev_clock_stamp(clk_dev + (size_t)3 * blocks * (2 * i + 1), blocks, s)) != cudaSuccess)
+            rc = cuda_fail(msg, len, "cannot launch the clock stamp", e);
         if (rc == TB_OK && rest) {   /* alone, then as long a rest */
             float f = 0;
             if ((e = cudaStreamSynchronize(s)) != cudaSuccess) { rc = cuda_fail(msg, len, "a timed launch failed", e); break; }
@@ -196,7 +200,7 @@ static int measure_copy(int device, cudaStream_t s, wcal_result *r, char *msg, s
         rc = cuda_fail(msg, len, "cannot fill the copy buffers", e);
     double ms[WCAL_REPS];
     if (rc == TB_OK) rc = warm_up(copy_launch, &c, s, WCAL_COPY_WARM_MS, 3, &r->copy_warm, msg, len);
-    if (rc == TB_OK) rc = time_reps(copy_launch, &c, s, NULL, 0, ms, msg, len);
+    if (rc == TB_OK) rc = time_reps(copy_launch, &c, s, NULL, 0, 0, ms, msg, len);
     if (rc == TB_OK) {
         r->copy_ms = tb_stats_median(ms, WCAL_REPS);
         r->buffer_bytes = want;
@@ -221,6 +225,7 @@ typedef struct wcal_gemm {
     cublasLtMatmulHeuristicResult_t heur;
     void *a, *b, *d, *ws;
     unsigned long long *clk;
+    int blocks;               /* clock-stamp blocks: 2 x the SM count */
 } wcal_gemm;
 
 static int gemm_launch(void *ctx, cudaStream_t s, char *msg, size_t len)
@@ -261,10 +266,16 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     memset(&g, 0, sizeof g);
     int rc = TB_OK;
     cudaError_t e;
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
+        sms = 1;
+    g.blocks = 2 * sms;
+    const size_t clk_bytes = sizeof(unsigned long long) * 2 * WCAL_REPS * 3 * (size_t)g.blocks;
     struct { void **p; size_t bytes; const char *what; } al[] = {
         { &g.a, bytes, "A" }, { &g.b, bytes, "B" }, { &g.d, bytes, "D" },
         { &g.ws, WCAL_WS_BYTES, "the workspace" },
-        { (void **)&g.clk, sizeof(unsigned long long) * 2 * WCAL_REPS, "the clock words" } };
+        { (void **)&g.clk, clk_bytes, "the clock stamps" } };
     for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
         if ((e = cudaMalloc(al[i].p, al[i].bytes)) != cudaSuccess) {
             rc = tb_fail(msg, len, TB_ECUDA, "cannot allocate %s (%zu bytes): %s", al[i].what,
@@ -274,7 +285,7 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     e = (cudaError_t)tbdev_fill_bf16(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, s);
     if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_bf16(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, s);
     if (e == cudaSuccess) e = cudaMemsetAsync(g.d, 0, bytes, s);
-    if (e == cudaSuccess) e = cudaMemsetAsync(g.clk, 0, sizeof(unsigned long long) * 2 * WCAL_REPS, s);
+    if (e == cudaSuccess) e = cudaMemsetAsync(g.clk, 0, clk_bytes, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) { rc = cuda_fail(msg, len, "cannot fill the GEMM inputs", e); goto out; }
 
@@ -306,16 +317,21 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     double ms[WCAL_REPS];
     if ((rc = warm_up(gemm_launch, &g, s, WCAL_GEMM_WARM_MS, 5, &r->gemm_warm, msg, len))) goto out;
     tbw_rest_ms(200);   /* the warm-up ran back to back: let the power cap's average settle */
-    if ((rc = time_reps(gemm_launch, &g, s, g.clk, 1, ms, msg, len))) goto out;
-    unsigned long long clk[2 * WCAL_REPS];
-    if ((e = cudaMemcpy(clk, g.clk, sizeof clk, cudaMemcpyDeviceToHost)) != cudaSuccess) {
-        rc = cuda_fail(msg, len, "cannot read the clock probes", e);
+    if ((rc = time_reps(gemm_launch, &g, s, g.clk, g.blocks, 1, ms, msg, len))) goto out;
+    unsigned long long *clk = malloc(clk_bytes);
+    if (!clk || (e = cudaMemcpy(clk, g.clk, clk_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        free(clk);
+        rc = clk ? cuda_fail(msg, len, "cannot read the clock stamps", e) : tb_fail(msg, len, TB_ENOMEM, "out of memory");
         goto out;
     }
     double mhz[WCAL_REPS];
     int nm = 0;
-    for (int i = 0; i < WCAL_REPS; i++)
-        if (clk[2 * i + 1] > 0) mhz[nm++] = (double)clk[2 * i] * 1000.0 / (double)clk[2 * i + 1];
+    for (int i = 0; i < WCAL_REPS; i++) {
+        const unsigned long long *a = clk + (size_t)3 * g.blocks * (2 * i);
+        double m = tbdev_stamps_mhz(a, a + (size_t)3 * g.blocks, g.blocks, NULL);
+        if (isfinite(m)) mhz[nm++] = m;
+    }
+    free(clk);
     r->sm_clock_mhz = nm ? tb_stats_median(mhz, nm) : NAN;
     /* a ceiling is what the GPU can do: the fastest of the rested launches (their median
      * moved 3 % between two calibrations a second apart on the H100, 758 and 781 TFLOP/s) */

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <algorithm>
+#include <vector>
 
 namespace {
 
@@ -124,20 +126,20 @@ __global__ void init_cmp_kernel(tb_cmp_result *out)
     out->max_abs_err = 0; out->sum_sq_err = 0; out->sum_sq_ref = 0;
 }
 
-/* The clock probe: each clock64() is read right after a loop whose exit needed a value of
- * %globaltimer that had just changed (a tick edge), so the cycle interval and the timer
- * interval start and end alike (docs/method.md, "Clock per sample"). */
-__global__ void clock_probe_kernel(unsigned long long *out, unsigned spin_ns)
+/* A clock stamp: each one-thread block waits for a tick edge of %globaltimer and writes
+ * {its SM, the timer value, clock64()} (clock64 read only once that value had arrived, so
+ * every stamp is taken alike). */
+__global__ void clock_stamp_kernel(unsigned long long *out)
 {
-    unsigned long long t, t0, t1, c0, c1;
+    unsigned long long t, t0, c;
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); } while (t0 == t);
-    c0 = clock64();
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-    } while (t1 - t0 < spin_ns);
-    c1 = clock64();
-    if (threadIdx.x == 0) { out[0] = c1 - c0; out[1] = t1 - t0; }
+    c = clock64();
+    out[3 * blockIdx.x] = sm;
+    out[3 * blockIdx.x + 1] = t0;
+    out[3 * blockIdx.x + 2] = c;
 }
 
 __global__ void count_ne_kernel(const uint16_t *buf, size_t n, uint16_t bits,
@@ -242,10 +244,32 @@ extern "C" int tbdev_compare_bf16_f32(const void *d, const float *ref, int64_t m
     return (int)cudaGetLastError();
 }
 
-extern "C" int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s)
+extern "C" int tbdev_clock_stamp(unsigned long long *out_dev, int blocks, cudaStream_t s)
 {
-    clock_probe_kernel<<<1, 1, 0, s>>>(out_dev, spin_ns);
+    clock_stamp_kernel<<<blocks, 1, 0, s>>>(out_dev);
     return (int)cudaGetLastError();
+}
+
+extern "C" double tbdev_stamps_mhz(const unsigned long long *a, const unsigned long long *b,
+                                   int blocks, int *n_sm)
+{
+    /* the first stamp of each SM in a and in b; the clock of every SM found in both */
+    std::vector<int> first_a(1024, -1), first_b(1024, -1);
+    for (int i = 0; i < blocks; i++) {
+        if (a[3 * i] < 1024 && first_a[a[3 * i]] < 0) first_a[a[3 * i]] = i;
+        if (b[3 * i] < 1024 && first_b[b[3 * i]] < 0) first_b[b[3 * i]] = i;
+    }
+    std::vector<double> mhz;
+    for (int sm = 0; sm < 1024; sm++) {
+        int i = first_a[sm], j = first_b[sm];
+        if (i < 0 || j < 0 || b[3 * j + 1] <= a[3 * i + 1] || b[3 * j + 2] <= a[3 * i + 2]) continue;
+        mhz.push_back((double)(b[3 * j + 2] - a[3 * i + 2]) * 1000.0 / (double)(b[3 * j + 1] - a[3 * i + 1]));
+    }
+    if (n_sm) *n_sm = (int)mhz.size();
+    if (mhz.empty()) return NAN;
+    std::sort(mhz.begin(), mhz.end());
+    size_t n = mhz.size();
+    return n % 2 ? mhz[n / 2] : 0.5 * (mhz[n / 2 - 1] + mhz[n / 2]);
 }
 
 extern "C" int tbdev_count_ne_u16(const void *buf, size_t n, uint16_t bits,

@@ -2,7 +2,7 @@
  *
  * Owns: input generation (a counter-based hash, so any element is reproducible from
  * (seed, index) alone), output poisoning, the L2 flush by reading, the GEMM output
- * comparison, the SM-clock probe, and BF16 <-> FP32 conversion. Every function enqueues on
+ * comparison, the SM-clock stamps, and BF16 <-> FP32 conversion. Every function enqueues on
  * the given stream and returns a cudaError_t as int (0 = cudaSuccess); none synchronises
  * unless it says so.
  */
@@ -79,9 +79,18 @@ int tbdev_block(volatile int *flag, unsigned long long timeout_ns, int *timed_ou
 /* A kernel that does nothing: the baseline of the hidden-work check. */
 int tbdev_noop(cudaStream_t s);
 
-/* SM clock probe: one block spins for about spin_ns of %globaltimer and writes
- * {clock64 delta, globaltimer delta in ns} to out_dev[0..1]. MHz = cycles * 1000 / ns. */
-int tbdev_clock_probe(unsigned long long *out_dev, unsigned spin_ns, cudaStream_t s);
+/* SM clock stamps: `blocks` one-thread blocks (twice the SM count covers every SM in
+ * practice) each write {smid, %globaltimer ns, clock64} to out_dev[3i..3i+2], the clock read
+ * right after a tick edge of the timer. Two stamps around a piece of work give every SM's
+ * clock over that work: a probe run after the work instead reads the clock of a nearly idle
+ * GPU, which on the H100 ran 10 % faster than during a GEMM load (tests/test_clock.cu). */
+int tbdev_clock_stamp(unsigned long long *out_dev, int blocks, cudaStream_t s);
+
+/* Host side: the median over SMs stamped in both a (before) and b (after) of each SM's
+ * clock64 cycles per %globaltimer microsecond, in MHz; *n_sm (may be NULL) gets how many SMs
+ * it took. NAN when no SM is in both. */
+double tbdev_stamps_mhz(const unsigned long long *a, const unsigned long long *b, int blocks,
+                        int *n_sm);
 
 #ifdef __cplusplus
 }
