@@ -374,8 +374,8 @@ static void send_calibration(const struct cudaDeviceProp *p, const char *uuid, c
              "tensor: cuBLASLt %s tn, BF16 in and out, FP32 compute, first heuristic algorithm "
              "(%s), uniform random inputs, CUDA events around each launch, each alone and followed "
              "by as long a rest, the fastest of %d after "
-             "%d warm-up launches; SM clock: 5 us globaltimer/clock64 probe after each timed "
-             "launch, median", r->buffer_bytes, r->copy_bytes, WCAL_REPS, r->copy_warm, shape,
+             "%d warm-up launches; SM clock: globaltimer/clock64 stamps on every SM before and "
+             "after each timed launch, median", r->buffer_bytes, r->copy_bytes, WCAL_REPS, r->copy_warm, shape,
              r->algo, WCAL_REPS, r->gemm_warm);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "calibration");
