@@ -32,10 +32,7 @@ int tb_measure_dev_init(tb_measure_dev *d, cudaStream_t s, size_t l2_bytes, int 
     d->block_timeout_ms = 500;
     const char *bt = getenv("TILEBENCH_BLOCK_TIMEOUT_MS");   /* tests force the timeout path */
     if (bt && atof(bt) > 0) d->block_timeout_ms = atof(bt);
-    int dev = 0, sms = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    d->stamp_blocks = 2 * (sms > 0 ? sms : 1);
+    d->stamp_blocks = tbdev_clock_stamp_blocks();
     size_t fb = l2_bytes * 2;
     if (fb < (32u << 20)) fb = 32u << 20;
     fb = (fb + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);

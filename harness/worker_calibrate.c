@@ -124,14 +124,15 @@ static int time_reps(wcal_launch_fn fn, void *ctx, cudaStream_t s, unsigned long
     for (int i = 0; i < 2 * WCAL_REPS && e == cudaSuccess; i++) e = cudaEventCreate(&ev[i]);
     if (e != cudaSuccess) rc = cuda_fail(msg, len, "cannot create events", e);
     for (int i = 0; i < WCAL_REPS && rc == TB_OK; i++) {
-        if (clk_dev && (e = (cudaError_t)tbdev_clock_stamp(clk_dev + (size_t)3 * blocks * (2 * i), blocks, s)) != cudaSuccess) {
+        unsigned long long *st = clk_dev ? clk_dev + (size_t)3 * blocks * (2 * i) : NULL;
+        if (st && (e = (cudaError_t)tbdev_clock_stamp(st, blocks, s)) != cudaSuccess) {
             rc = cuda_fail(msg, len, "cannot launch the clock stamp", e);
             break;
         }
         if ((e = cudaEventRecord(ev[2 * i], s)) != cudaSuccess) { rc = cuda_fail(msg, len, "cannot record an event", e); break; }
         if ((rc = fn(ctx, s, msg, len)) != TB_OK) break;
         if ((e = cudaEventRecord(ev[2 * i + 1], s)) != cudaSuccess) { rc = cuda_fail(msg, len, "cannot record an event", e); break; }
-        if (clk_dev && (e = (cudaError_t)tbdev_clock_stamp(clk_dev + (size_t)3 * blocks * (2 * i + 1), blocks, s)) != cudaSuccess)
+        if (st && (e = (cudaError_t)tbdev_clock_stamp(st + (size_t)3 * blocks, blocks, s)) != cudaSuccess)
             rc = cuda_fail(msg, len, "cannot launch the clock stamp", e);
         if (rc == TB_OK && rest) {   /* alone, then as long a rest */
             float f = 0;
@@ -266,11 +267,7 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     memset(&g, 0, sizeof g);
     int rc = TB_OK;
     cudaError_t e;
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
-        sms = 1;
-    g.blocks = 2 * sms;
+    g.blocks = tbdev_clock_stamp_blocks();
     const size_t clk_bytes = sizeof(unsigned long long) * 2 * WCAL_REPS * 3 * (size_t)g.blocks;
     struct { void **p; size_t bytes; const char *what; } al[] = {
         { &g.a, bytes, "A" }, { &g.b, bytes, "B" }, { &g.d, bytes, "D" },
@@ -321,7 +318,8 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     unsigned long long *clk = malloc(clk_bytes);
     if (!clk || (e = cudaMemcpy(clk, g.clk, clk_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
         free(clk);
-        rc = clk ? cuda_fail(msg, len, "cannot read the clock stamps", e) : tb_fail(msg, len, TB_ENOMEM, "out of memory");
+        rc = clk ? cuda_fail(msg, len, "cannot read the clock stamps", e)
+                 : tb_fail(msg, len, TB_ENOMEM, "out of memory");
         goto out;
     }
     double mhz[WCAL_REPS];

@@ -24,7 +24,6 @@ temp() { nvidia-smi --query-gpu=temperature.gpu --format=csv,noheader,nounits 2>
 rest() { sleep "$REST"; t=$(temp); }
 
 run_ncu() {   # shape round -> $out/ncu-$1-$2.csv
-    local m=${1%%x*}
     rest; echo "ncu $1 $2 $t" >> "$out/temps.txt"
     "$NCU" --nvtx --nvtx-include "tb/$V/$1/timed/" --clock-control none --cache-control all \
         --metrics gpu__time_duration.sum --csv --page raw --print-units base \

@@ -139,10 +139,7 @@ static void clock_under_load(cudaEvent_t e0, cudaEvent_t e1)
     g.alpha = 1; g.beta = 0;
     void *a = NULL, *b = NULL; float *d = NULL;
     unsigned long long *pdev = NULL, ph[2 * 10], *st = NULL;
-    int sms = 0, dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    const int nb = 2 * sms;
+    const int nb = tbdev_clock_stamp_blocks(), sms = nb / 2;
     volatile int *flags = NULL; int *flags_dev = NULL;
     volatile unsigned long long *w = NULL; unsigned long long *w_dev = NULL;
     cudaStream_t s1, s2;
@@ -259,10 +256,7 @@ int main()
     }
 
     TB_CASE("clock-3", "the per-sample clock stamps around a host-timed clock64 spin") {
-        int sms = 0, dv = 0;
-        cudaGetDevice(&dv);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dv);
-        const int nb = 2 * sms;
+        const int nb = tbdev_clock_stamp_blocks(), sms = nb / 2;
         unsigned long long *sd = NULL;
         std::vector<unsigned long long> sh(6 * (size_t)nb);
         TB_CHECK(cudaMalloc(&sd, sizeof *sd * 6 * nb) == cudaSuccess);

@@ -250,6 +250,15 @@ extern "C" int tbdev_clock_stamp(unsigned long long *out_dev, int blocks, cudaSt
     return (int)cudaGetLastError();
 }
 
+extern "C" int tbdev_clock_stamp_blocks(void)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
+        sms = 1;
+    return 2 * sms;
+}
+
 extern "C" double tbdev_stamps_mhz(const unsigned long long *a, const unsigned long long *b,
                                    int blocks, int *n_sm)
 {

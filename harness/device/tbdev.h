@@ -86,6 +86,9 @@ int tbdev_noop(cudaStream_t s);
  * GPU, which on the H100 ran 10 % faster than during a GEMM load (tests/test_clock.cu). */
 int tbdev_clock_stamp(unsigned long long *out_dev, int blocks, cudaStream_t s);
 
+/* The blocks a stamp takes on the current device: twice its SM count (at least 2). */
+int tbdev_clock_stamp_blocks(void);
+
 /* Host side: the median over SMs stamped in both a (before) and b (after) of each SM's
  * clock64 cycles per %globaltimer microsecond, in MHz; *n_sm (may be NULL) gets how many SMs
  * it took. NAN when no SM is in both. */
