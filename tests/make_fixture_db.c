@@ -5,9 +5,9 @@
  * (2500 GB/s, 700 TFLOP/s), so show --metrics and export derive a memory-bound roofline
  * position: attainable 640 TFLOP/s, achieved 211.6, position 33.1 %.
  *   make_fixture_db FILE */
-#include "store.h"
-#include "tb.h"
-#include "wire.h"
+#include "store/store.h"
+#include "common/tb.h"
+#include "common/wire.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -10,11 +10,11 @@
  * `test_counters --list WORD...` prints the chip's base metrics whose names contain a WORD.
  */
 #include "tb_test.h"
-#include "counters.h"
-#include "resources.h"
-#include "pmsampling.h"
+#include "worker/counters/counters.h"
+#include "worker/counters/resources.h"
+#include "worker/counters/pmsampling.h"
 extern "C" {
-#include "tb.h"   /* no extern "C" of its own */
+#include "common/tb.h"   /* no extern "C" of its own */
 }
 #include "device/tbdev.h"
 #include "counters_kernels.cuh"

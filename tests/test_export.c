@@ -9,9 +9,9 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp, open_memstream, strtok_r */
 #endif
-#include "export.h"
-#include "store.h"
-#include "tb.h"
+#include "report/export.h"
+#include "store/store.h"
+#include "common/tb.h"
 #include "tb_test.h"
 
 #include <cjson/cJSON.h>

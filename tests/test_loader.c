@@ -3,8 +3,8 @@
  * here initialises CUDA. argv[1] = the zoo directory, argv[2] = a good variant .so. */
 #define _GNU_SOURCE
 #include "tb_test.h"
-#include "loader.h"
-#include "tb.h"
+#include "worker/loader.h"
+#include "common/tb.h"
 #include <stdio.h>
 
 static char dir[1024];

@@ -7,9 +7,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_test.h"
-#include "nvml.h"
-#include "nvml_sampler.h"
-#include "tb.h"
+#include "common/nvml.h"
+#include "worker/nvml_sampler.h"
+#include "common/tb.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>

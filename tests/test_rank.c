@@ -2,9 +2,9 @@
  * resample median itself, failure paths, and the time of a 30-variant ranking. */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include "tb_test.h"
-#include "rank.h"
-#include "stats.h"
-#include "tb.h"
+#include "report/rank.h"
+#include "common/stats.h"
+#include "common/tb.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

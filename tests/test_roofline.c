@@ -1,9 +1,9 @@
 /* test_roofline.c - tests of harness/roofline.c: the arithmetic of intensity, bandwidth and
  * roofline position, a memory-bound and a compute-bound case worked by hand, and every
  * missing input (no counters, one counter, zero bytes, no time, no calibration). */
-#include "roofline.h"
-#include "tb.h"
-#include "wire.h"
+#include "report/roofline.h"
+#include "common/tb.h"
+#include "common/wire.h"
 #include "tb_test.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* test_sass.c - harness/sass.c: which SASS runs on which GPU. */
 #include "tb_test.h"
-#include "sass.h"
+#include "driver/sass.h"
 
 int main(void)
 {

@@ -1,8 +1,8 @@
 /* test_shapes.c - harness/shapes.c: tokens, files, named sets, every bad-input message. */
 #define _GNU_SOURCE
 #include "tb_test.h"
-#include "shapes.h"
-#include "tb.h"
+#include "driver/shapes.h"
+#include "common/tb.h"
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 /* test_stats.c - harness/stats.c: median, mean, stdev, rse on known data. */
 #include "tb_test.h"
-#include "stats.h"
+#include "common/stats.h"
 #include <math.h>
 
 int main(void)

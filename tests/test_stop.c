@@ -1,8 +1,8 @@
 /* test_stop.c - harness/stop.c: spec parsing and every error message, stdrel's noise and
  * settle rules, min-samples / min-time, timeout and max-samples reasons, fixed. */
 #include "tb_test.h"
-#include "stop.h"
-#include "tb.h"
+#include "common/stop.h"
+#include "common/tb.h"
 #include <math.h>
 #include <stdint.h>
 

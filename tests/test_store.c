@@ -9,9 +9,9 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp, getcwd, lstat */
 #endif
-#include "store.h"
-#include "wire.h"
-#include "tb.h"
+#include "store/store.h"
+#include "common/wire.h"
+#include "common/tb.h"
 #include "tb_test.h"
 
 #include <sqlite3.h>

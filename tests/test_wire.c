@@ -1,8 +1,8 @@
 /* test_wire.c - harness/wire.c: line framing and record round trips. */
 #define _GNU_SOURCE
 #include "tb_test.h"
-#include "tb.h"
-#include "wire.h"
+#include "common/tb.h"
+#include "common/wire.h"
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,0 +1,100 @@
+/* cli.c - what the subcommands share (cli.h): the one-line error and warning, the exit code
+ * for a library error code, numbers parsed with the flag named in the message, the unknown-
+ * option message, and opening a database at a run. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "common/tb.h"
+#include "store/store.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tb_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tilebench: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return TB_EXIT_USAGE;
+}
+
+void tb_cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tilebench: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int tb_cli_exit_for(int code)
+{
+    switch (code) {
+    case TB_OK: return TB_EXIT_OK;
+    case TB_EUSAGE: case TB_EDB: case TB_ELOAD: case TB_ENOGPU: return TB_EXIT_USAGE;
+    case TB_EINTR: return TB_EXIT_INTR;
+    default: return TB_EXIT_FAIL;
+    }
+}
+
+int tb_cli_double(const char *flag, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+        tb_cli_error("invalid value '%s' for %s (want a number from %g to %g)", s, flag, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        tb_cli_error("invalid value '%s' for %s (want an integer from %lld to %lld)", s, flag, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_)
+{
+    const char *arg = argv[optind_ - 1];
+    if (optopt_ && arg && arg[0] == '-' && arg[1] != '-')
+        return tb_cli_error("unknown or incomplete option '-%c' for '%s' (see 'tilebench %s --help')",
+                            optopt_, cmd, cmd);
+    return tb_cli_error("unknown or incomplete option '%s' for '%s' (see 'tilebench %s --help')",
+                        arg ? arg : "?", cmd, cmd);
+}
+
+int tb_cli_open_run(const char *db, long long want, tb_store **st, int64_t *run_id)
+{
+    char msg[TB_MSG_LEN];
+    int rc = tb_store_open(db, 0, 1, st, msg, sizeof msg);
+    if (rc) return tb_cli_error("%s", msg);
+    if (want > 0) {
+        tb_run_info *run = calloc(1, sizeof *run);
+        rc = tb_store_run_get(*st, want, run, msg, sizeof msg);
+        free(run);
+        *run_id = want;
+    } else {
+        rc = tb_store_run_latest(*st, run_id, msg, sizeof msg);
+    }
+    if (rc) {
+        tb_store_close(*st);
+        *st = NULL;
+        return tb_cli_error("%s", msg);
+    }
+    return 0;
+}

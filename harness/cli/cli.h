@@ -1,0 +1,32 @@
+/* cli.h - what the subcommands share (cli.c): error printing (one line, "tilebench: error:
+ * ..."), number parsing with the flag named in the message, opening a run. Only
+ * the cmd_*.c files and main.c print or choose exit codes. Exit codes: 0 success, 1 the
+ * work ran but something failed (e.g. a sweep that could not store), 2 bad input or
+ * missing requirement (nothing written), 130 interrupted. */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TB_EXIT_OK 0
+#define TB_EXIT_FAIL 1
+#define TB_EXIT_USAGE 2
+#define TB_EXIT_INTR 130
+
+#define TB_DEFAULT_DB "results/tilebench.db"
+
+int tb_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* returns 2 */
+void tb_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Map a library error code to an exit code: usage/db/load/nogpu -> 2, intr -> 130, else 1. */
+int tb_cli_exit_for(int code);
+/* Parse a number for flag; on failure prints "invalid value 'x' for --flag: ..." and
+ * returns -1. */
+int tb_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
+/* "unknown option '--x' for 'sweep' (see 'tilebench sweep --help')"; returns 2. */
+int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_);
+struct tb_store;
+/* Open db read-only at run `want` (0: the newest); on failure prints the error, leaves *st
+ * NULL and returns 2. */
+int tb_cli_open_run(const char *db, long long want, struct tb_store **st, int64_t *run_id);
+#endif

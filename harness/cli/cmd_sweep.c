@@ -1,0 +1,632 @@
+/* cmd_sweep.c - tilebench sweep: check every input, find the GPU, load and select the
+ * variants, open the store, run the sweep with a progress bar, print the table.
+ * Nothing is written before every input has been checked and a GPU found. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "driver/catalog.h"
+#include "driver/sass.h"
+#include "common/stop.h"
+#include "report/show.h"
+#include "store/store.h"
+#include "driver/sweep.h"
+#include "common/tb.h"
+#include "common/wire.h"
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TB_GIT_SHA
+#define TB_GIT_SHA ""
+#endif
+
+static void help(void)
+{
+    printf(
+"usage: tilebench sweep [options]\n"
+"\n"
+"Validate each selected variant against cuBLASLt on fresh seeded inputs (poisoned output),\n"
+"time it (L2 flushed, CUDA events, every sample kept), validate again on new inputs, and\n"
+"store everything in the database. Each shape runs in its own worker process: a crash or\n"
+"hang is recorded for that variant and the sweep goes on. Needs an NVIDIA GPU.\n"
+"\n"
+"selection:\n"
+"  --variants PATH     variant .so or directory (repeatable; default: shipped variants)\n"
+"  --filter GLOB       keep names matching GLOB (repeatable)\n"
+"  --exclude GLOB      drop names matching GLOB (repeatable)\n"
+"  --shapes SPEC       MxNxK[xB] list, shape file, or set: square, llm, odd, smoke\n"
+"                      (comma separated, repeatable; default: square)\n"
+"problem:\n"
+"  --alpha X --beta Y  scalars (default 1, 0); beta != 0 reads C\n"
+"  --init DIST         input distribution: uniform (default, [-1,1)) or normal\n"
+"  --seed N            base seed of the inputs (default 20261123); every validation also\n"
+"                      runs one trial on a seed drawn at run time (stored afterwards)\n"
+"  --layout L          tn (default), nn, nt or tt: A then B in BLAS letters (t = A\n"
+"                      row-major / B row-major, n = column-major); C and D row-major\n"
+"  --pad N             add N elements to every leading dimension (default 0)\n"
+"measurement (docs/method.md):\n"
+"  --method M          auto (default: stream below 0.1 ms per launch, else cold), cold,\n"
+"                      stream or graph; the figure records which method produced it\n"
+"  --l2 cold|hot       cold (default): flush / rotate inputs; hot: reuse one set, no flush\n"
+"  --stop SPEC         stopping criterion: stdrel (default) or fixed, with parameters, e.g.\n"
+"                      stdrel:max-noise=0.005,min-time=0.05 or fixed:samples=200\n"
+"  --max-time S        timing budget per variant in seconds (default 1.0)\n"
+"  --target-rse X      stdrel's max-noise (default 0.005)\n"
+"  --min-samples N     (default 10)   --max-samples N (default 1000)\n"
+"  --warmup N          launches before sampling (default 3)\n"
+"  --profile           no blocking kernel (use under ncu/nsys; found automatically too)\n"
+"  --pace R            after each sample rest R x its wall time, so the GPU runs below its\n"
+"                      power cap as isolated launches do (default 0: back to back)\n"
+"  --no-energy         skip the 1 s energy burst per measurement (joules per launch)\n"
+"  --metrics SET       after timing a shape, collect hardware counters in a process of their\n"
+"                      own (CUPTI, user replay, L2 flushed before each pass): banks, memory,\n"
+"                      compute, all, or metric names, comma separated; pm:NAME samples a\n"
+"                      count over the kernel's own time window (docs/counters.md)\n"
+"  --trials N          validation trials, the last after timing (default 3, at least 2)\n"
+"  --timeout S         watchdog: seconds without progress before a variant is called hung;\n"
+"                      after the first launch the limit is max(S, F x its time) (default 10)\n"
+"  --watchdog-factor F (default 50)\n"
+"  --device N|UUID     CUDA device index (default 0) or UUID (GPU-...)\n"
+"  --exclusive         refuse to measure when other processes use the GPU (default: warn)\n"
+"  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
+"                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
+"storage and output:\n"
+"  --db FILE           database (default " TB_DEFAULT_DB ")\n"
+"  --resume RUN        finish run RUN (a killed or interrupted sweep) with its own options\n"
+"  --quiet             no table at the end      --no-progress  plain lines, no bar\n"
+"\n"
+"examples:\n"
+"  tilebench sweep --shapes square\n"
+"  tilebench sweep --filter 'mma_sync*' --filter cublaslt --shapes 4096x4096x4096\n"
+"  tilebench sweep --variants ./my_gemm.so --shapes smoke,1000x1000x1000\n");
+}
+
+enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
+       O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+
+typedef struct sweep_cli {
+    char *vp[64], *inc[64], *exc[64], *shp[64];
+    size_t nvp, ninc, nexc, nshp;
+    const char *db;
+    long long resume;
+    int quiet, progress, explicit_opts;
+    char stop_user[256];
+    tb_sweep_opts o;
+} sweep_cli;
+
+/* The complete stopping spec: the user's (or stdrel) with the shorthand flags' values for
+ * the parameters it does not name. */
+static void stop_spec(sweep_cli *c)
+{
+    char *s = c->o.stop;
+    size_t n = sizeof c->o.stop;
+    snprintf(s, n, "%s", c->stop_user[0] ? c->stop_user : "stdrel");
+    int stdrel = strncmp(s, "stdrel", 6) == 0;
+    struct { const char *key; double v; int only_stdrel; } add[] = {
+        { "max-noise", c->o.target_rse, 1 }, { "min-samples", c->o.min_samples, 1 },
+        { "max-time", c->o.max_time_s, 0 }, { "max-samples", c->o.max_samples, 0 } };
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%s=", add[i].key);
+        if (strstr(s, k) || (add[i].only_stdrel && !stdrel)) continue;
+        size_t l = strlen(s);
+        snprintf(s + l, n - l, "%c%s=%g", strchr(s, ':') ? ',' : ':', add[i].key, add[i].v);
+    }
+}
+
+/* ---- the progress reporter ---------------------------------------------------------- */
+
+typedef struct reporter {
+    int tty, quiet;
+    double t0;
+    int bar_shown;
+} reporter;
+
+static void clear_bar(reporter *r)
+{
+    if (r->tty && r->bar_shown) { fputs("\r\033[K", stderr); r->bar_shown = 0; }
+}
+
+static void rep_warning(void *ctx, const char *line)
+{
+    reporter *r = ctx;
+    clear_bar(r);
+    tb_cli_warn("%s", line);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void draw_bar(reporter *r, const char *what, size_t done, size_t total)
+{
+    double el = now_s() - r->t0;
+    double frac = total ? (double)done / (double)total : 1.0;
+    char eta[32] = "--:--";
+    if (done > 0 && frac < 1.0) {
+        int s = (int)(el / frac - el);
+        snprintf(eta, sizeof eta, "%d:%02d", s / 60, s % 60);
+    }
+    int w = 24, fill = (int)(frac * w);
+    char bar[32];
+    for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
+    bar[w] = 0;
+    fprintf(stderr, "\r\033[K[%s] %zu/%zu  eta %s  %.60s", bar, done, total, eta, what);
+    fflush(stderr);
+    r->bar_shown = 1;
+}
+
+static void rep_status(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total)
+{
+    reporter *r = ctx;
+    if (!r->tty) return;
+    static double last;
+    double t = now_s();
+    if (t - last < 0.1) return;   /* variants take turns many times a second */
+    last = t;
+    char what[256];
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s", (long long)s->m, (long long)s->n,
+             (long long)s->k, v->name);
+    draw_bar(r, what, done, total);
+}
+
+static void rep_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
+                       const tb_measurement *m, size_t done, size_t total)
+{
+    reporter *r = ctx;
+    if (r->tty) {
+        if (m->status != TB_STATUS_OK && m->status != TB_STATUS_UNSUPPORTED) {
+            clear_bar(r);
+            fprintf(stderr, "  %s %lldx%lldx%lld: %s: %s\n", v->name, (long long)s->m,
+                    (long long)s->n, (long long)s->k, tb_status_name(m->status), m->reason);
+        }
+        draw_bar(r, "", done, total);
+        return;
+    }
+    if (r->quiet) return;
+    char fig[64] = "";
+    if (m->status == TB_STATUS_OK && m->disposition == TB_DISP_PASSED)
+        snprintf(fig, sizeof fig, "%.1f TFLOP/s ", m->tflops);
+    fprintf(stderr, "[%zu/%zu] %lldx%lldx%lld %s: %s%s/%s%s%s\n", done, total, (long long)s->m,
+            (long long)s->n, (long long)s->k, v->name, fig, tb_status_name(m->status),
+            tb_disposition_name(m->disposition), m->reason[0] ? ": " : "", m->reason);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    tb_sweep_stop = 1;
+}
+
+/* ---- options <-> JSON (stored in the run, for --resume) ------------------------------ */
+
+static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "variants", cJSON_CreateStringArray((const char *const *)vp, (int)nvp));
+    cJSON_AddItemToObject(o, "filter", cJSON_CreateStringArray((const char *const *)c->inc, (int)c->ninc));
+    cJSON_AddItemToObject(o, "exclude", cJSON_CreateStringArray((const char *const *)c->exc, (int)c->nexc));
+    cJSON_AddItemToObject(o, "shapes", cJSON_CreateStringArray((const char *const *)c->shp, (int)c->nshp));
+    const tb_sweep_opts *s = &c->o;
+    cJSON_AddNumberToObject(o, "timeout_s", s->timeout_s);
+    cJSON_AddNumberToObject(o, "watchdog_factor", s->watchdog_factor);
+    cJSON_AddNumberToObject(o, "max_time_s", s->max_time_s);
+    cJSON_AddNumberToObject(o, "target_rse", s->target_rse);
+    cJSON_AddNumberToObject(o, "min_samples", s->min_samples);
+    cJSON_AddNumberToObject(o, "max_samples", s->max_samples);
+    cJSON_AddNumberToObject(o, "warmup", s->warmup);
+    cJSON_AddNumberToObject(o, "trials", s->trials);
+    cJSON_AddNumberToObject(o, "seed", (double)s->seed);
+    cJSON_AddStringToObject(o, "init", s->init);
+    cJSON_AddNumberToObject(o, "alpha", s->alpha);
+    cJSON_AddNumberToObject(o, "beta", s->beta);
+    cJSON_AddNumberToObject(o, "device", s->device);
+    cJSON_AddStringToObject(o, "device_uuid", s->device_uuid);
+    cJSON_AddStringToObject(o, "layout", s->layout);
+    cJSON_AddStringToObject(o, "sanitize", s->sanitize);
+    cJSON_AddStringToObject(o, "stop", s->stop);
+    cJSON_AddStringToObject(o, "method", s->method);
+    cJSON_AddStringToObject(o, "l2", s->l2);
+    cJSON_AddNumberToObject(o, "profile", s->profile);
+    cJSON_AddNumberToObject(o, "no_energy", s->no_energy);
+    cJSON_AddNumberToObject(o, "pace", s->pace);
+    cJSON_AddStringToObject(o, "metrics", s->metrics);
+    cJSON_AddNumberToObject(o, "pad", s->pad);
+    char *r = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return r;
+}
+
+static int strv_from_json(const cJSON *a, char **out, size_t *n)
+{
+    *n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a) if (cJSON_IsString(it) && *n < 64) out[(*n)++] = strdup(it->valuestring);
+    return 0;
+}
+
+static int options_from_json(const char *js, sweep_cli *c)
+{
+    cJSON *o = cJSON_Parse(js);
+    if (!o) return -1;
+    strv_from_json(cJSON_GetObjectItem(o, "variants"), c->vp, &c->nvp);
+    strv_from_json(cJSON_GetObjectItem(o, "filter"), c->inc, &c->ninc);
+    strv_from_json(cJSON_GetObjectItem(o, "exclude"), c->exc, &c->nexc);
+    strv_from_json(cJSON_GetObjectItem(o, "shapes"), c->shp, &c->nshp);
+    tb_sweep_opts *s = &c->o;
+    s->timeout_s = tb_json_num(o, "timeout_s", s->timeout_s);
+    s->watchdog_factor = tb_json_num(o, "watchdog_factor", s->watchdog_factor);
+    s->max_time_s = tb_json_num(o, "max_time_s", s->max_time_s);
+    s->target_rse = tb_json_num(o, "target_rse", s->target_rse);
+    s->min_samples = (int)tb_json_num(o, "min_samples", s->min_samples);
+    s->max_samples = (int)tb_json_num(o, "max_samples", s->max_samples);
+    s->warmup = (int)tb_json_num(o, "warmup", s->warmup);
+    s->trials = (int)tb_json_num(o, "trials", s->trials);
+    s->seed = (uint64_t)tb_json_num(o, "seed", (double)s->seed);
+    snprintf(s->init, sizeof s->init, "%s", tb_json_str(o, "init", s->init));
+    s->alpha = tb_json_num(o, "alpha", s->alpha);
+    s->beta = tb_json_num(o, "beta", s->beta);
+    s->device = (int)tb_json_num(o, "device", s->device);
+    snprintf(s->device_uuid, sizeof s->device_uuid, "%s", tb_json_str(o, "device_uuid", ""));
+    snprintf(s->layout, sizeof s->layout, "%s", tb_json_str(o, "layout", s->layout));
+    s->pad = (int)tb_json_num(o, "pad", s->pad);
+    snprintf(s->sanitize, sizeof s->sanitize, "%s", tb_json_str(o, "sanitize", ""));
+    snprintf(s->stop, sizeof s->stop, "%s", tb_json_str(o, "stop", "stdrel"));
+    snprintf(s->method, sizeof s->method, "%s", tb_json_str(o, "method", "auto"));
+    snprintf(s->l2, sizeof s->l2, "%s", tb_json_str(o, "l2", "cold"));
+    s->profile = (int)tb_json_num(o, "profile", 0);
+    s->no_energy = (int)tb_json_num(o, "no_energy", 0);
+    s->pace = tb_json_num(o, "pace", 0);
+    snprintf(s->metrics, sizeof s->metrics, "%s", tb_json_str(o, "metrics", ""));
+    cJSON_Delete(o);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, sweep_cli *c)
+{
+    static const struct option opts[] = {
+        { "variants", required_argument, 0, O_VARIANTS }, { "filter", required_argument, 0, O_FILTER },
+        { "exclude", required_argument, 0, O_EXCLUDE }, { "shapes", required_argument, 0, O_SHAPES },
+        { "db", required_argument, 0, O_DB }, { "resume", required_argument, 0, O_RESUME },
+        { "timeout", required_argument, 0, O_TIMEOUT },
+        { "watchdog-factor", required_argument, 0, O_WFACTOR },
+        { "max-time", required_argument, 0, O_MAXTIME }, { "target-rse", required_argument, 0, O_RSE },
+        { "min-samples", required_argument, 0, O_MINS }, { "max-samples", required_argument, 0, O_MAXS },
+        { "warmup", required_argument, 0, O_WARMUP }, { "trials", required_argument, 0, O_TRIALS },
+        { "seed", required_argument, 0, O_SEED }, { "init", required_argument, 0, O_INIT },
+        { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
+        { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
+        { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
+        { "sanitize", optional_argument, 0, O_SANITIZE },
+        { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
+        { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
+        { "no-energy", no_argument, 0, O_NOENERGY }, { "pace", required_argument, 0, O_PACE }, { "metrics", required_argument, 0, O_METRICS }, { "quiet", no_argument, 0, O_QUIET },
+        { "no-progress", no_argument, 0, O_NOPROG }, { "help", no_argument, 0, O_HELP },
+        { 0, 0, 0, 0 } };
+    int ch;
+    long long ll;
+    double d;
+    opterr = 0;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (ch >= O_TIMEOUT && ch <= O_SANITIZE) c->explicit_opts = 1;
+        if (ch == O_VARIANTS || ch == O_FILTER || ch == O_EXCLUDE || ch == O_SHAPES) c->explicit_opts = 1;
+        switch (ch) {
+        case O_VARIANTS: if (c->nvp < 64) c->vp[c->nvp++] = strdup(optarg); break;
+        case O_FILTER: if (c->ninc < 64) c->inc[c->ninc++] = strdup(optarg); break;
+        case O_EXCLUDE: if (c->nexc < 64) c->exc[c->nexc++] = strdup(optarg); break;
+        case O_SHAPES: if (c->nshp < 64) c->shp[c->nshp++] = strdup(optarg); break;
+        case O_DB: c->db = optarg; break;
+        case O_RESUME: if (tb_cli_int("--resume", optarg, 1, INT64_MAX, &c->resume)) return 2; break;
+        case O_TIMEOUT: if (tb_cli_double("--timeout", optarg, 0.1, 86400, &c->o.timeout_s)) return 2; break;
+        case O_WFACTOR: if (tb_cli_double("--watchdog-factor", optarg, 1, 1e6, &c->o.watchdog_factor)) return 2; break;
+        case O_MAXTIME: if (tb_cli_double("--max-time", optarg, 0.001, 3600, &c->o.max_time_s)) return 2; break;
+        case O_RSE: if (tb_cli_double("--target-rse", optarg, 0, 1, &c->o.target_rse)) return 2; break;
+        case O_MINS: if (tb_cli_int("--min-samples", optarg, 1, 1000000, &ll)) return 2; c->o.min_samples = (int)ll; break;
+        case O_MAXS: if (tb_cli_int("--max-samples", optarg, 1, 1000000, &ll)) return 2; c->o.max_samples = (int)ll; break;
+        case O_WARMUP: if (tb_cli_int("--warmup", optarg, 0, 100000, &ll)) return 2; c->o.warmup = (int)ll; break;
+        case O_TRIALS: if (tb_cli_int("--trials", optarg, 2, 100, &ll)) return 2; c->o.trials = (int)ll; break;
+        case O_SEED: if (tb_cli_int("--seed", optarg, 0, (1ll << 52) - 1, &ll)) return 2; c->o.seed = (uint64_t)ll; break;
+        case O_INIT:
+            if (strcmp(optarg, "uniform") && strcmp(optarg, "normal"))
+                return tb_cli_error("invalid value '%s' for --init (uniform, normal)", optarg);
+            snprintf(c->o.init, sizeof c->o.init, "%s", optarg);
+            break;
+        case O_ALPHA: if (tb_cli_double("--alpha", optarg, -1e6, 1e6, &d)) return 2; c->o.alpha = d; break;
+        case O_BETA: if (tb_cli_double("--beta", optarg, -1e6, 1e6, &d)) return 2; c->o.beta = d; break;
+        case O_LAYOUT:
+            if (strcmp(optarg, "tn") && strcmp(optarg, "nn") && strcmp(optarg, "nt") && strcmp(optarg, "tt"))
+                return tb_cli_error("invalid value '%s' for --layout (tn, nn, nt, tt)", optarg);
+            snprintf(c->o.layout, sizeof c->o.layout, "%s", optarg);
+            break;
+        case O_PAD: if (tb_cli_int("--pad", optarg, 0, 1 << 20, &ll)) return 2; c->o.pad = (int)ll; break;
+        case O_DEVICE:
+            if (strncmp(optarg, "GPU-", 4) == 0) snprintf(c->o.device_uuid, sizeof c->o.device_uuid, "%s", optarg);
+            else if (tb_cli_int("--device", optarg, 0, 63, &ll)) return 2;
+            else c->o.device = (int)ll;
+            break;
+        case O_EXCLUSIVE: c->o.exclusive = 1; break;
+        case O_STOP: snprintf(c->stop_user, sizeof c->stop_user, "%s", optarg); break;
+        case O_METHOD:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cold") && strcmp(optarg, "graph") &&
+                strcmp(optarg, "stream"))
+                return tb_cli_error("invalid value '%s' for --method (auto, cold, stream, graph)",
+                                    optarg);
+            snprintf(c->o.method, sizeof c->o.method, "%s", optarg);
+            break;
+        case O_L2:
+            if (strcmp(optarg, "cold") && strcmp(optarg, "hot"))
+                return tb_cli_error("invalid value '%s' for --l2 (cold, hot)", optarg);
+            snprintf(c->o.l2, sizeof c->o.l2, "%s", optarg);
+            break;
+        case O_PROFILE: c->o.profile = 1; break;
+        case O_NOENERGY: c->o.no_energy = 1; break;
+        case O_PACE: if (tb_cli_double("--pace", optarg, 0, 100, &c->o.pace)) return 2; break;
+        case O_METRICS:
+            for (const char *q = optarg; *q; q++)
+                if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                      *q == '_' || *q == '.' || *q == ',' || *q == '|' || *q == ':'))
+                    return tb_cli_error("invalid value '%s' for --metrics (sets banks, memory, compute, "
+                                        "all, or metric names, comma separated)", optarg);
+            if (!optarg[0]) return tb_cli_error("empty value for --metrics");
+            snprintf(c->o.metrics, sizeof c->o.metrics, "%s", optarg);
+            break;
+        case O_SANITIZE:
+            if (optarg && strcmp(optarg, "memcheck") && strcmp(optarg, "racecheck"))
+                return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);
+            snprintf(c->o.sanitize, sizeof c->o.sanitize, "%s", optarg ? optarg : "memcheck");
+            break;
+        case O_QUIET: c->quiet = 1; break;
+        case O_NOPROG: c->progress = 0; break;
+        case O_HELP: case 'h': help(); return -1;
+        default: return tb_cli_bad_option("sweep", argv, optind, optopt);
+        }
+    }
+    if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'sweep'", argv[optind]);
+    if (c->o.min_samples > c->o.max_samples)
+        return tb_cli_error("--min-samples %d is more than --max-samples %d", c->o.min_samples,
+                            c->o.max_samples);
+    if (!c->resume) {
+        stop_spec(c);
+        tb_stop *st;
+        char m2[TB_MSG_LEN];
+        if (tb_stop_create(c->o.stop, &st, m2, sizeof m2) != TB_OK) return tb_cli_error("%s", m2);
+        tb_stop_free(st);
+    }
+    if (c->resume && c->explicit_opts)
+        return tb_cli_error("--resume takes the run's own options; give only --db, --quiet, --no-progress");
+    return 0;
+}
+
+static void join_argv(int argc, char **argv, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "tilebench");
+    for (int i = 0; i < argc && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, " %s", argv[i]);
+}
+
+static void iso_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int cmd_sweep(int argc, char **argv, const tb_paths *paths)
+{
+    sweep_cli c;
+    memset(&c, 0, sizeof c);
+    c.progress = 1;
+    tb_sweep_opts_default(&c.o);
+    int rc = parse_args(argc, argv, &c);
+    if (rc) return rc < 0 ? 0 : rc;
+    const char *db = c.db ? c.db : TB_DEFAULT_DB;
+    char msg[TB_MSG_LEN];
+    tb_store *st = NULL;
+    tb_run_info *run = calloc(1, sizeof *run);
+
+    if (c.resume) {
+        /* the run's options come from the database, which must exist */
+        rc = tb_store_open(db, 0, 0, &st, msg, sizeof msg);
+        if (rc) { free(run); return tb_cli_error("%s", msg); }
+        rc = tb_store_run_get(st, c.resume, run, msg, sizeof msg);
+        tb_store_close(st);
+        st = NULL;
+        if (rc) { free(run); return tb_cli_error("%s", msg); }
+        if (!strcmp(run->status, "complete")) {
+            free(run);
+            return tb_cli_error("run %lld in '%s' is already complete", c.resume, db);
+        }
+        if (options_from_json(run->options_json, &c)) {
+            free(run);
+            return tb_cli_error("run %lld in '%s' has unreadable options", c.resume, db);
+        }
+    }
+    if (c.nshp == 0) c.shp[c.nshp++] = strdup("square");
+    if (c.nvp == 0) c.vp[c.nvp++] = strdup(paths->variants_dir);
+
+    /* 1. every input, before anything runs or is written */
+    tb_shape_list shapes = { 0 };
+    for (size_t i = 0; i < c.nshp; i++)
+        if ((rc = tb_shapes_add(&shapes, c.shp[i], paths->shapes_dir, msg, sizeof msg)))
+            return tb_cli_error("%s", msg);
+    char **files = NULL;
+    size_t nfiles = 0;
+    if ((rc = tb_catalog_expand(c.vp, c.nvp, &files, &nfiles, msg, sizeof msg)))
+        return tb_cli_error("%s", msg);
+
+    if (c.o.sanitize[0]) {
+        const char *env = getenv("TILEBENCH_SANITIZER");
+        const char *cands[] = { env, "/usr/local/cuda/bin/compute-sanitizer",
+                                "/usr/local/cuda/compute-sanitizer/compute-sanitizer", NULL };
+        c.o.sanitizer[0] = 0;
+        for (int i = 0; i < 3; i++)
+            if (cands[i] && access(cands[i], X_OK) == 0) {
+                snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cands[i]);
+                break;
+            }
+        if (!c.o.sanitizer[0]) {
+            char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *save = NULL;
+            for (char *d = path ? strtok_r(path, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+                char cand[1024];
+                snprintf(cand, sizeof cand, "%s/compute-sanitizer", d);
+                if (access(cand, X_OK) == 0) { snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cand); break; }
+            }
+            free(path);
+        }
+        if (!c.o.sanitizer[0])
+            return tb_cli_error("--sanitize needs compute-sanitizer (not on PATH nor in "
+                                "/usr/local/cuda/bin; set TILEBENCH_SANITIZER)");
+    }
+
+    /* 2. a GPU */
+    tb_environment env;
+    char devspec[80];
+    if (c.o.device_uuid[0]) snprintf(devspec, sizeof devspec, "%s", c.o.device_uuid);
+    else snprintf(devspec, sizeof devspec, "%d", c.o.device);
+    rc = tb_sweep_probe_env(paths->worker, devspec, &env, msg, sizeof msg);
+    if (rc) return tb_cli_error("sweep needs an NVIDIA GPU: %s (list, show, export and doctor "
+                                "work without one)", msg);
+    {
+        cJSON *x = cJSON_Parse(env.extra_json);
+        const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
+        int others = cJSON_IsNumber(op) ? op->valueint : 0;
+        char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
+        if (others > 0 && c.o.exclusive) {
+            tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
+                         others, others == 1 ? "" : "es", others == 1 ? "s" : "", env.gpu_name,
+                         pids ? pids : "?");
+            cJSON_free(pids);
+            cJSON_Delete(x);
+            return TB_EXIT_USAGE;
+        }
+        if (others > 0)
+            tb_cli_warn("%d other process%s use%s the GPU (pids %s): figures may be disturbed "
+                        "(--exclusive refuses)", others, others == 1 ? "" : "es",
+                        others == 1 ? "s" : "", pids ? pids : "?");
+        cJSON_free(pids);
+        cJSON_Delete(x);
+    }
+
+    /* 3. the variants: probe, select, SASS for this GPU */
+    tb_catalog cat;
+    if ((rc = tb_catalog_load(&cat, paths->worker, files, nfiles, msg, sizeof msg)))
+        return tb_cli_error("%s", msg);
+    tb_strv_free(files, nfiles);
+    for (size_t i = 0; i < cat.n;) {
+        char why[256];
+        if (!tb_sass_runs_on(cat.v[i].sass, env.cc_major, env.cc_minor, why, sizeof why))
+            tb_catalog_refuse(&cat, i, why);
+        else i++;
+    }
+    for (size_t i = 0; i < cat.n_refusals; i++) tb_cli_warn("refused: %s", cat.refusals[i]);
+    if ((rc = tb_catalog_select(&cat, c.inc, c.ninc, c.exc, c.nexc, msg, sizeof msg))) {
+        tb_catalog_free(&cat);
+        return tb_cli_error("%s", msg);
+    }
+
+    /* 4. the store: now it may be created */
+    if ((rc = tb_store_open(db, 1, 0, &st, msg, sizeof msg))) {
+        tb_catalog_free(&cat);
+        return tb_cli_error("%s", msg);
+    }
+    int *skip = calloc(shapes.n ? shapes.n : 1, sizeof *skip);
+    int64_t run_id;
+    if (c.resume) {
+        run_id = c.resume;
+        tb_variant_info *old = NULL;
+        size_t nold = 0;
+        rc = tb_store_variants(st, run_id, &old, &nold, msg, sizeof msg);
+        for (size_t i = 0; rc == TB_OK && i < cat.n; i++) {
+            int found = 0;
+            for (size_t j = 0; j < nold; j++)
+                if (!strcmp(old[j].name, cat.v[i].name)) {
+                    found = 1;
+                    if (strcmp(old[j].sha256, cat.v[i].sha256))
+                        rc = tb_fail(msg, sizeof msg, TB_EUSAGE, "cannot resume run %lld: '%s' "
+                                     "changed since (sha256 %.12s..., was %.12s...)",
+                                     (long long)run_id, cat.v[i].file, cat.v[i].sha256, old[j].sha256);
+                    cat.v[i].id = old[j].id;
+                }
+            if (!found && rc == TB_OK)
+                rc = tb_fail(msg, sizeof msg, TB_EUSAGE, "cannot resume run %lld: variant '%s' "
+                             "was not in it", (long long)run_id, cat.v[i].name);
+        }
+        free(old);
+        tb_result_row *rows = NULL;
+        size_t nrows = 0;
+        if (rc == TB_OK) rc = tb_store_results(st, run_id, &rows, &nrows, msg, sizeof msg);
+        for (size_t s = 0; rc == TB_OK && s < shapes.n; s++) {
+            tb_problem_info pi;
+            tb_sweep_problem(&shapes.v[s], &c.o, &pi);
+            if ((rc = tb_store_put_problem(st, &pi, msg, sizeof msg))) break;
+            size_t have = 0;
+            for (size_t r = 0; r < nrows; r++) if (rows[r].p.id == pi.id) have++;
+            if (have >= cat.n) skip[s] = 1;
+            else if (have) rc = tb_store_delete_problem_measurements(st, run_id, pi.id, msg, sizeof msg);
+        }
+        free(rows);
+        if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "running", msg, sizeof msg);
+        if (rc) goto fail;
+    } else {
+        memset(run, 0, sizeof *run);
+        iso_now(run->started_at, sizeof run->started_at);
+        join_argv(argc, argv, run->command_line, sizeof run->command_line);
+        snprintf(run->git_sha, sizeof run->git_sha, "%s", TB_GIT_SHA);
+        snprintf(run->version, sizeof run->version, "%s", TB_VERSION);
+        snprintf(run->status, sizeof run->status, "running");
+        char *oj = options_json(&c, c.vp, c.nvp);
+        snprintf(run->options_json, sizeof run->options_json, "%s", oj ? oj : "{}");
+        cJSON_free(oj);
+        if ((rc = tb_store_run_begin(st, run, msg, sizeof msg))) goto fail;
+        run_id = run->id;
+        for (size_t i = 0; i < cat.n; i++)
+            if ((rc = tb_store_put_variant(st, run_id, &cat.v[i], msg, sizeof msg))) goto fail;
+    }
+
+    /* 5. measure */
+    reporter r = { isatty(2) && c.progress, c.quiet, now_s(), 0 };
+    tb_sweep_report rep = { &r, rep_warning, rep_result, rep_status };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (!r.tty && !c.quiet)
+        fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s\n", (long long)run_id, cat.n,
+                shapes.n, env.gpu_name);
+    rc = tb_sweep_run(st, run_id, paths->worker, &c.o, &cat, &shapes, skip, &rep, msg, sizeof msg);
+    clear_bar(&r);
+    if (rc == TB_EINTR) {
+        tb_store_run_end(st, run_id, "interrupted", msg, sizeof msg);
+        fprintf(stderr, "tilebench: interrupted; finish with: tilebench sweep --db %s --resume %lld\n",
+                db, (long long)run_id);
+        tb_store_close(st);
+        return TB_EXIT_INTR;
+    }
+    if (rc) goto fail;
+    if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
+    if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
+    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, now_s() - r.t0);
+    tb_store_close(st);
+    tb_catalog_free(&cat);
+    tb_shapes_free(&shapes);
+    free(skip);
+    free(run);
+    return 0;
+fail:
+    tb_cli_error("%s", msg);
+    if (st) tb_store_close(st);
+    return tb_cli_exit_for(rc) == TB_EXIT_USAGE ? TB_EXIT_USAGE : TB_EXIT_FAIL;
+}

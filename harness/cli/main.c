@@ -1,0 +1,59 @@
+/* main.c - tilebench: argv to a subcommand (commands.h); --help and --version. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "common/tb.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: tilebench <command> [options]\n"
+        "\n"
+        "Find which variant of a GPU kernel is fastest, check it is correct, and keep the\n"
+        "evidence in an SQLite file.\n"
+        "\n"
+        "commands:\n"
+        "  list     list the variants the libraries hold (no GPU needed)\n"
+        "  sweep    validate and time variants over shapes, into the database (GPU needed)\n"
+        "  show     print a run's results table\n"
+        "  export   write a run as JSON or CSV\n"
+        "  doctor   report the GPU, driver, NVML, CUPTI access, clocks and what is missing\n"
+        "\n"
+        "options:\n"
+        "  -h, --help     this help; 'tilebench <command> --help' for a command's\n"
+        "  --version      print the version\n"
+        "\n"
+        "examples:\n"
+        "  tilebench sweep --shapes square\n"
+        "  tilebench sweep --variants ./my_gemm.so --shapes 4096x4096x4096,smoke\n"
+        "  tilebench show\n"
+        "  tilebench export --format csv --output results.csv\n");
+}
+
+int main(int argc, char **argv)
+{
+    tb_paths paths;
+    tb_paths_init(&paths);
+    if (argc < 2) {
+        usage(stderr);
+        return TB_EXIT_USAGE;
+    }
+    const char *c = argv[1];
+    if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }
+    if (!strcmp(c, "--version") || !strcmp(c, "version")) {
+        printf("tilebench %s (variant ABI %u)\n", TB_VERSION, 1u);
+        return 0;
+    }
+    if (!strcmp(c, "list")) return cmd_list(argc - 1, argv + 1, &paths);
+    if (!strcmp(c, "sweep")) return cmd_sweep(argc - 1, argv + 1, &paths);
+    if (!strcmp(c, "show")) return cmd_show(argc - 1, argv + 1, &paths);
+    if (!strcmp(c, "export")) return cmd_export(argc - 1, argv + 1, &paths);
+    if (!strcmp(c, "doctor")) return cmd_doctor(argc - 1, argv + 1, &paths);
+    if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
+    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor)", c);
+}

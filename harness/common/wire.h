@@ -1,0 +1,49 @@
+/* wire.h - the worker <-> parent protocol: one JSON object per line (cJSON).
+ *
+ * Owns the line framing and the conversion of records to and from JSON. Messages, parent
+ * to worker (stdin): one "job" object (see worker.c). Worker to parent (fd 3, never stdout,
+ * which a variant may scribble on): {"type": "ready"|"env"|"begin"|"estimate"|"progress"|
+ * "result"|"done"|"fatal"|"loading"|"file", ...}.
+ */
+#ifndef TB_WIRE_H
+#define TB_WIRE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "common/record.h"
+#include "tilebench/variant.h"
+
+#define TB_WIRE_MAX_LINE (64u << 20)
+
+/* Write obj as one line to fd (all of it, retrying short writes). TB_OK or TB_EIO. */
+int tb_wire_send(int fd, const cJSON *obj);
+
+/* Accumulates bytes from a pipe and hands out whole lines. */
+typedef struct tb_linebuf { char *buf; size_t len, cap; } tb_linebuf;
+/* Read what is available (one read()). Returns bytes read, 0 at end of file, -1 on error
+ * (errno set; EAGAIN when non-blocking and nothing there), -2 when a line would pass
+ * TB_WIRE_MAX_LINE. */
+long tb_linebuf_fill(tb_linebuf *lb, int fd);
+/* The next complete line without its newline, malloc'd (caller frees), or NULL. */
+char *tb_linebuf_next(tb_linebuf *lb);
+void tb_linebuf_free(tb_linebuf *lb);
+
+/* Records <-> JSON. The to_json functions return a new object (caller deletes); from_json
+ * fill the record and return TB_OK or TB_EWORKER with a message naming the bad field. */
+cJSON *tb_wire_gemm_to_json(const tb_gemm *g);
+int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len);
+cJSON *tb_wire_env_to_json(const tb_environment *e);
+int tb_wire_env_from_json(const cJSON *o, tb_environment *e, char *msg, size_t len);
+/* samples_ms / samples_clock_mhz are included when non-NULL; from_json mallocs them. */
+cJSON *tb_wire_measurement_to_json(const tb_measurement *m);
+int tb_wire_measurement_from_json(const cJSON *o, tb_measurement *m, char *msg, size_t len);
+
+/* Initialise a measurement: every double NaN, every count -1 or 0, strings empty. */
+void tb_measurement_init(tb_measurement *m);
+void tb_measurement_free_samples(tb_measurement *m);
+
+/* Helpers for the common fields. */
+const char *tb_json_str(const cJSON *o, const char *key, const char *dflt);
+double tb_json_num(const cJSON *o, const char *key, double dflt);
+
+#endif

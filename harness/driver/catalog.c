@@ -1,0 +1,229 @@
+/* catalog.c - variant discovery through a probe worker, hashing, duplicates, selection. */
+#define _GNU_SOURCE
+#include "driver/catalog.h"
+#include "driver/hash.h"
+#include "driver/spawn.h"
+#include "common/tb.h"
+#include "common/wire.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+void tb_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+static int strv_push(char ***v, size_t *n, const char *s)
+{
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv) return TB_ENOMEM;
+    *v = nv;
+    if (!(nv[*n] = strdup(s))) return TB_ENOMEM;
+    (*n)++;
+    return TB_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tb_catalog_expand(char **paths, size_t n, char ***files, size_t *nfiles, char *msg, size_t len)
+{
+    *files = NULL;
+    *nfiles = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0)
+            return tb_fail(msg, len, TB_EUSAGE, "no such variant path '%s'", paths[i]);
+        if (!S_ISDIR(st.st_mode)) {
+            char *rp = realpath(paths[i], NULL);
+            int rc = strv_push(files, nfiles, rp ? rp : paths[i]);
+            free(rp);
+            if (rc) return rc;
+            continue;
+        }
+        DIR *d = opendir(paths[i]);
+        if (!d) return tb_fail(msg, len, TB_EUSAGE, "cannot read variant directory '%s': %s",
+                               paths[i], strerror(errno));
+        char **found = NULL;
+        size_t nf = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l > 3 && strcmp(e->d_name + l - 3, ".so") == 0) {
+                char p[2048];
+                snprintf(p, sizeof p, "%s/%s", paths[i], e->d_name);
+                char *rp = realpath(p, NULL);
+                strv_push(&found, &nf, rp ? rp : p);
+                free(rp);
+            }
+        }
+        closedir(d);
+        if (nf == 0) {
+            free(found);
+            return tb_fail(msg, len, TB_EUSAGE, "no variant libraries (*.so) in '%s'", paths[i]);
+        }
+        qsort(found, nf, sizeof *found, cmp_str);
+        for (size_t j = 0; j < nf; j++) strv_push(files, nfiles, found[j]);
+        tb_strv_free(found, nf);
+    }
+    return TB_OK;
+}
+
+static void add_refusal(tb_catalog *c, const char *fmt, const char *a, const char *b)
+{
+    char line[TB_MSG_LEN * 2];
+    snprintf(line, sizeof line, fmt, a, b);
+    strv_push(&c->refusals, &c->n_refusals, line);
+}
+
+static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
+{
+    tb_variant_info vi;
+    memset(&vi, 0, sizeof vi);
+    snprintf(vi.name, sizeof vi.name, "%s", tb_json_str(vo, "name", ""));
+    snprintf(vi.family, sizeof vi.family, "%s", tb_json_str(vo, "family", ""));
+    snprintf(vi.sass, sizeof vi.sass, "%s", tb_json_str(vo, "sass", ""));
+    snprintf(vi.params_json, sizeof vi.params_json, "%s", tb_json_str(vo, "params", "{}"));
+    snprintf(vi.file, sizeof vi.file, "%s", file);
+    vi.index = (int)tb_json_num(vo, "index", 0);
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->v[i].name, vi.name) == 0) {
+            char why[TB_MSG_LEN * 2];
+            snprintf(why, sizeof why, "'%s': duplicate variant name '%s' (already in '%s')", file,
+                     vi.name, c->v[i].file);
+            strv_push(&c->refusals, &c->n_refusals, why);
+            return TB_OK;
+        }
+    tb_variant_info *nv = realloc(c->v, (c->n + 1) * sizeof *nv);
+    if (!nv) return TB_ENOMEM;
+    c->v = nv;
+    c->v[c->n++] = vi;
+    return TB_OK;
+}
+
+/* One probe worker over files[from..]; returns the index of the next file to probe (the
+ * one after a crash), or nfiles when done. */
+static size_t probe_some(tb_catalog *c, const char *worker, char **files, size_t from,
+                         size_t nfiles, char *msg, size_t len, int *fatal)
+{
+    size_t argc = nfiles - from + 2;
+    char **argv = calloc(argc + 1, sizeof *argv);
+    argv[0] = (char *)"tilebench-worker";
+    argv[1] = (char *)"probe";
+    for (size_t i = from; i < nfiles; i++) argv[2 + i - from] = files[i];
+    tb_proc p;
+    int rc = tb_proc_start(&p, worker, argv, msg, len);
+    free(argv);
+    if (rc) { *fatal = 1; return nfiles; }
+    tb_proc_close_input(&p);
+    size_t current = from;
+    int loading = 0, done = 0;
+    for (;;) {
+        char *line = NULL;
+        int r = tb_proc_next(&p, tb_now() + 60.0, NULL, &line);
+        if (r != 1) break;
+        cJSON *o = cJSON_Parse(line);
+        free(line);
+        if (!o) continue;
+        const char *type = tb_json_str(o, "type", "");
+        if (strcmp(type, "loading") == 0) {
+            loading = 1;
+        } else if (strcmp(type, "file") == 0) {
+            const char *file = tb_json_str(o, "file", "");
+            const char *err = tb_json_str(o, "error", NULL);
+            if (err) add_refusal(c, "%s%s", err, "");
+            const cJSON *it;
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "refused"))
+                if (cJSON_IsString(it)) add_refusal(c, "%s%s", it->valuestring, "");
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "variants"))
+                add_variant(c, file, it);
+            loading = 0;
+            current++;
+        } else if (strcmp(type, "done") == 0) {
+            done = 1;
+        }
+        cJSON_Delete(o);
+    }
+    if (!done) tb_proc_kill(&p);
+    tb_proc_wait(&p, 5.0);
+    if (!done && current < nfiles) {
+        char how[128], last[256];
+        tb_proc_describe_exit(&p, how, sizeof how);
+        tb_proc_last_log_line(&p, last, sizeof last);
+        if (p.exited && WIFEXITED(p.wstatus) && WEXITSTATUS(p.wstatus) == 127 && current == from && !loading) {
+            snprintf(msg, len, "cannot run the worker '%s': %s", worker, last[0] ? last : how);
+            *fatal = 1;
+            tb_proc_free(&p);
+            return nfiles;
+        }
+        char why[TB_MSG_LEN * 2];
+        snprintf(why, sizeof why, "cannot load '%s': loading it ended the probe (%s%s%s)",
+                 files[current], how, last[0] ? ": " : "", last);
+        strv_push(&c->refusals, &c->n_refusals, why);
+        current++;
+    }
+    tb_proc_free(&p);
+    return current;
+}
+
+int tb_catalog_load(tb_catalog *c, const char *worker, char **files, size_t nfiles,
+                    char *msg, size_t len)
+{
+    memset(c, 0, sizeof *c);
+    size_t at = 0;
+    while (at < nfiles) {
+        int fatal = 0;
+        at = probe_some(c, worker, files, at, nfiles, msg, len, &fatal);
+        if (fatal) return TB_EWORKER;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        char m2[TB_MSG_LEN];
+        if (tb_sha256_file(c->v[i].file, c->v[i].sha256, m2, sizeof m2) != TB_OK)
+            snprintf(c->v[i].sha256, sizeof c->v[i].sha256, "unknown");
+    }
+    return TB_OK;
+}
+
+void tb_catalog_refuse(tb_catalog *c, size_t i, const char *why)
+{
+    char line[TB_MSG_LEN * 2];
+    snprintf(line, sizeof line, "'%s' variant '%s': %s", c->v[i].file, c->v[i].name, why);
+    strv_push(&c->refusals, &c->n_refusals, line);
+    memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
+    c->n--;
+}
+
+int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_t n_exc,
+                      char *msg, size_t len)
+{
+    size_t before = c->n, w = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        int keep = n_inc == 0;
+        for (size_t j = 0; j < n_inc && !keep; j++) keep = fnmatch(inc[j], c->v[i].name, 0) == 0;
+        for (size_t j = 0; j < n_exc && keep; j++) keep = fnmatch(exc[j], c->v[i].name, 0) != 0;
+        if (keep) c->v[w++] = c->v[i];
+    }
+    c->n = w;
+    if (w == 0) {
+        if (before == 0) return tb_fail(msg, len, TB_EUSAGE, "no usable variants were loaded");
+        return tb_fail(msg, len, TB_EUSAGE, "no variant matches the filters (%zu loaded; "
+                       "see 'tilebench list')", before);
+    }
+    return TB_OK;
+}
+
+void tb_catalog_free(tb_catalog *c)
+{
+    free(c->v);
+    tb_strv_free(c->refusals, c->n_refusals);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,37 @@
+/* catalog.h - the variants a sweep or list works with. Owns: expanding variant paths
+ * (directories to their *.so files), asking a probe worker what each library holds (the
+ * parent never dlopens a variant: a crashing constructor must not take it down), the
+ * SHA-256 of each file, duplicate names, and --filter/--exclude selection.
+ * Refusals are collected as one-line messages; the caller prints them. */
+#ifndef TB_CATALOG_H
+#define TB_CATALOG_H
+#include <stddef.h>
+#include "common/record.h"
+
+typedef struct tb_catalog {
+    tb_variant_info *v;
+    size_t n;
+    char **refusals;      /* one line each, naming the file and the reason */
+    size_t n_refusals;
+} tb_catalog;
+
+/* Expand paths (files or directories) into .so files. A path that does not exist is a
+ * usage error (TB_EUSAGE, "no such variant path 'x'"); a directory with no .so is one too. */
+int tb_catalog_expand(char **paths, size_t n, char ***files, size_t *nfiles, char *msg, size_t len);
+
+/* Probe files with the worker, hash them, refuse duplicates. Returns TB_OK even when some
+ * libraries were refused (see refusals); TB_EWORKER if the worker cannot run at all. */
+int tb_catalog_load(tb_catalog *c, const char *worker, char **files, size_t nfiles,
+                    char *msg, size_t len);
+
+/* Keep variants whose name matches any include glob (all when n_inc == 0) and no exclude
+ * glob (fnmatch). TB_EUSAGE "no variant matches ..." when nothing is left. */
+int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_t n_exc,
+                      char *msg, size_t len);
+
+/* Remove variant i, adding a refusal line. */
+void tb_catalog_refuse(tb_catalog *c, size_t i, const char *why);
+
+void tb_catalog_free(tb_catalog *c);
+void tb_strv_free(char **v, size_t n);
+#endif

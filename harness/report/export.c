@@ -1,0 +1,541 @@
+/* export.c - a run's results as JSON (through cJSON) or CSV (see export.h).
+ *
+ * Owns the two export formats: the JSON document's layout and the CSV's fixed columns. Reads
+ * everything through store.h (never SQL) and writes to the caller's FILE*; it neither opens
+ * nor closes files and never prints anywhere else.
+ *
+ * One rule runs through both formats: a value that does not apply (NaN double, -1 integer,
+ * "" string in the records) is JSON null and an empty CSV cell, never 0.
+ */
+#include "report/export.h"
+#include "report/roofline.h"
+#include "common/tb.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- JSON --------------------------------------------------------------------------------
+ * Builders record an allocation failure in the context and carry on, so the document code
+ * reads as its layout; the failure is reported once at the end. */
+typedef struct jctx {
+    int oom;
+} jctx;
+
+static void jadd(jctx *j, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item || !obj || !cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        j->oom = 1;
+    }
+}
+
+static void fmt_real(char *buf, size_t cap, double v);
+
+/* A double as the shortest text that reads back bit for bit; null when not finite.
+ * (cJSON's own printer accepts a 1-ulp difference, so the number goes in as raw text.) */
+static cJSON *jnum(double v)
+{
+    char buf[64];
+    if (!isfinite(v)) return cJSON_CreateNull();
+    fmt_real(buf, sizeof buf, v);
+    return cJSON_CreateRaw(buf);
+}
+
+static void jreal(jctx *j, cJSON *o, const char *key, double v)
+{
+    jadd(j, o, key, jnum(v));
+}
+
+static void jint(jctx *j, cJSON *o, const char *key, int64_t v)
+{
+    jadd(j, o, key, cJSON_CreateNumber((double)v));
+}
+
+static void jopt_int(jctx *j, cJSON *o, const char *key, int64_t v)
+{
+    jadd(j, o, key, v == -1 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v));
+}
+
+static void jstr(jctx *j, cJSON *o, const char *key, const char *s)
+{
+    jadd(j, o, key, s[0] ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* A stored JSON text, embedded parsed; kept as a string if it does not parse. */
+static void jtext(jctx *j, cJSON *o, const char *key, const char *text)
+{
+    if (!text[0]) {
+        jadd(j, o, key, cJSON_CreateNull());
+        return;
+    }
+    cJSON *v = cJSON_Parse(text);
+    jadd(j, o, key, v ? v : cJSON_CreateString(text));
+}
+
+static cJSON *json_run(jctx *j, const tb_run_info *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    jint(j, o, "id", r->id);
+    jstr(j, o, "started_at", r->started_at);
+    jstr(j, o, "ended_at", r->ended_at);
+    jstr(j, o, "command_line", r->command_line);
+    jstr(j, o, "git_sha", r->git_sha);
+    jstr(j, o, "version", r->version);
+    jstr(j, o, "status", r->status);
+    jtext(j, o, "options", r->options_json);
+    return o;
+}
+
+static cJSON *json_environment(jctx *j, const tb_environment *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    jstr(j, o, "gpu_name", e->gpu_name);
+    jstr(j, o, "gpu_uuid", e->gpu_uuid);
+    jstr(j, o, "pci_bus_id", e->pci_bus_id);
+    jopt_int(j, o, "cc_major", e->cc_major);
+    jopt_int(j, o, "cc_minor", e->cc_minor);
+    jopt_int(j, o, "sm_count", e->sm_count);
+    jopt_int(j, o, "l2_bytes", e->l2_bytes);
+    jopt_int(j, o, "mem_bytes", e->mem_bytes);
+    jopt_int(j, o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
+    jopt_int(j, o, "sm_clock_mhz", e->sm_clock_mhz);
+    jopt_int(j, o, "mem_clock_mhz", e->mem_clock_mhz);
+    jopt_int(j, o, "power_limit_mw", e->power_limit_mw);
+    jstr(j, o, "driver_version", e->driver_version);
+    jopt_int(j, o, "cuda_driver_version", e->cuda_driver_version);
+    jopt_int(j, o, "cuda_runtime_version", e->cuda_runtime_version);
+    jopt_int(j, o, "cublas_version", e->cublas_version);
+    jopt_int(j, o, "cupti_version", e->cupti_version);
+    jstr(j, o, "hostname", e->hostname);
+    jstr(j, o, "os", e->os);
+    jtext(j, o, "extra", e->extra_json);
+    return o;
+}
+
+static cJSON *json_array(jctx *j, const double *v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *x = jnum(v[i]);
+        if (!x || !cJSON_AddItemToArray(a, x)) {
+            cJSON_Delete(x);
+            j->oom = 1;
+        }
+    }
+    if (!a) j->oom = 1;
+    return a;
+}
+
+static int any_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) return 1;
+    return 0;
+}
+
+static cJSON *json_result(jctx *j, const tb_result_row *r, const double *ms,
+                          const double *clk, size_t n)
+{
+    const tb_measurement *m = &r->m;
+    cJSON *o = cJSON_CreateObject();
+    jint(j, o, "id", m->id);
+
+    cJSON *v = cJSON_CreateObject();
+    jstr(j, v, "name", r->v.name);
+    jstr(j, v, "family", r->v.family);
+    jtext(j, v, "params", r->v.params_json);
+    jstr(j, v, "sass", r->v.sass);
+    jstr(j, v, "file", r->v.file);
+    jstr(j, v, "sha256", r->v.sha256);
+    jadd(j, o, "variant", v);
+
+    cJSON *p = cJSON_CreateObject();
+    jint(j, p, "id", r->p.id);
+    jstr(j, p, "op", r->p.op);
+    jint(j, p, "m", r->p.m);
+    jint(j, p, "n", r->p.n);
+    jint(j, p, "k", r->p.k);
+    jint(j, p, "batch", r->p.batch);
+    jstr(j, p, "dtypes", r->p.dtypes);
+    jstr(j, p, "layouts", r->p.layouts);
+    jint(j, p, "lda", r->p.lda);
+    jint(j, p, "ldb", r->p.ldb);
+    jint(j, p, "ldc", r->p.ldc);
+    jint(j, p, "ldd", r->p.ldd);
+    jreal(j, p, "alpha", r->p.alpha);
+    jreal(j, p, "beta", r->p.beta);
+    jstr(j, p, "label", r->p.label);
+    jadd(j, o, "problem", p);
+
+    jadd(j, o, "status", cJSON_CreateString(tb_status_name(m->status)));
+    jadd(j, o, "disposition", cJSON_CreateString(tb_disposition_name(m->disposition)));
+    jstr(j, o, "reason", m->reason);
+    jstr(j, o, "rule", m->rule);
+
+    cJSON *val = cJSON_CreateObject();
+    jopt_int(j, val, "trials", m->trials);
+    jreal(j, val, "max_abs_err", m->max_abs_err);
+    jreal(j, val, "rel_fro_err", m->rel_fro_err);
+    jopt_int(j, val, "n_bad", m->n_bad);
+    jopt_int(j, val, "n_nonfinite", m->n_nonfinite);
+    jreal(j, val, "atol", m->atol);
+    jreal(j, val, "rtol", m->rtol);
+    jadd(j, o, "validation", val);
+
+    cJSON *t = cJSON_CreateObject();
+    jstr(j, t, "method", m->method);
+    jstr(j, t, "stop_reason", m->stop_reason);
+    jopt_int(j, t, "n_samples", m->n_samples);
+    jopt_int(j, t, "warmup", m->warmup);
+    jreal(j, t, "median_ms", m->median_ms);
+    jreal(j, t, "mean_ms", m->mean_ms);
+    jreal(j, t, "stdev_ms", m->stdev_ms);
+    jreal(j, t, "min_ms", m->min_ms);
+    jreal(j, t, "max_ms", m->max_ms);
+    jreal(j, t, "rse", m->rse);
+    jreal(j, t, "clock_mhz", m->clock_mhz);
+    jreal(j, t, "first_launch_ms", m->first_launch_ms);
+    jadd(j, t, "samples_ms", json_array(j, ms, n));
+    jadd(j, t, "samples_clock_mhz",
+         any_finite(clk, n) ? json_array(j, clk, n) : cJSON_CreateNull());
+    jadd(j, o, "timing", t);
+
+    jreal(j, o, "tflops", m->tflops);
+    jopt_int(j, o, "workspace_bytes", m->workspace_bytes);
+    jstr(j, o, "describe", m->describe);
+    jtext(j, o, "extra", m->extra_json);
+    return o;
+}
+
+/* The figures derived from a result's DRAM counters (roofline.c), or null when its metrics
+ * hold no DRAM counter. cal: the newest calibration of the run's GPU, NULL when none. */
+static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt, size_t nm,
+                           const tb_calibration *cal)
+{
+    int any = 0;
+    for (size_t i = 0; i < nm; i++)
+        if (!strcmp(mt[i].name, TB_ROOFLINE_READ) || !strcmp(mt[i].name, TB_ROOFLINE_WRITE)) any = 1;
+    if (!any) return cJSON_CreateNull();
+    tb_roofline_in in;
+    tb_roofline rf;
+    char why[TB_MSG_LEN];
+    tb_roofline_inputs(r, mt, nm, cal, &in);
+    cJSON *o = cJSON_CreateObject();
+    if (tb_roofline_compute(&in, &rf, why, sizeof why) != TB_OK) {
+        jadd(j, o, "arithmetic_intensity", cJSON_CreateNull());
+        jadd(j, o, "why_not", cJSON_CreateString(why));
+        return o;
+    }
+    jreal(j, o, "flops", in.flops);
+    jreal(j, o, "dram_bytes", rf.bytes);
+    jreal(j, o, "arithmetic_intensity", rf.intensity);   /* FLOP/byte */
+    jreal(j, o, "dram_gbps", rf.dram_gbps);              /* achieved, at the median time */
+    jreal(j, o, "achieved_tflops", rf.tflops);
+    if (!rf.have_roof) {
+        jadd(j, o, "roofline", cJSON_CreateNull());
+        jadd(j, o, "why_not", cJSON_CreateString(cal ? "not timed" : "no calibration for this GPU: "
+                                                 "run tilebench doctor --calibrate"));
+        return o;
+    }
+    cJSON *roof = cJSON_CreateObject();
+    jreal(j, roof, "attainable_tflops", rf.attainable_tflops);
+    jreal(j, roof, "position", rf.position);
+    jadd(j, roof, "bound", cJSON_CreateString(rf.bound));
+    jreal(j, roof, "ridge_intensity", rf.ridge);
+    cJSON *c = cJSON_CreateObject();
+    jadd(j, c, "source", cJSON_CreateString("measured by tilebench doctor --calibrate, not datasheet numbers"));
+    jint(j, c, "calibration_id", cal->id);
+    jstr(j, c, "created_at", cal->created_at);
+    jreal(j, c, "dram_gbps", cal->dram_gbps);
+    jreal(j, c, "gemm_tflops", cal->gemm_tflops);
+    jstr(j, c, "gemm_shape", cal->gemm_shape);
+    jreal(j, c, "sm_clock_mhz", cal->sm_clock_mhz);
+    jstr(j, c, "method", cal->method);
+    jadd(j, roof, "ceilings", c);
+    jadd(j, o, "roofline", roof);
+    return o;
+}
+
+static int write_text(FILE *out, const char *text, const char *what, char *msg, size_t len)
+{
+    errno = 0;
+    if (fputs(text, out) == EOF || fflush(out) == EOF || ferror(out))
+        return tb_fail(msg, len, TB_EIO, "cannot write the %s export: %s", what,
+                       errno ? strerror(errno) : "write error");
+    return TB_OK;
+}
+
+static int export_json(tb_store *s, const tb_run_info *run, const tb_result_row *rows,
+                       size_t n, FILE *out, char *msg, size_t len)
+{
+    jctx j = {0};
+    int rc = TB_OK;
+    cJSON *root = cJSON_CreateObject();
+    cJSON *tool = cJSON_CreateObject();
+    jadd(&j, tool, "version", cJSON_CreateString(TB_VERSION));
+    jint(&j, tool, "schema", TB_SCHEMA_VERSION);
+    jadd(&j, root, "tilebench", tool);
+    jadd(&j, root, "run", json_run(&j, run));
+
+    tb_environment env;
+    int found = 0;
+    if ((rc = tb_store_find_environment(s, run->id, &env, &found, msg, len))) goto out;
+    jadd(&j, root, "environment", found ? json_environment(&j, &env) : cJSON_CreateNull());
+    tb_calibration cal;
+    int have_cal = 0;
+    if (found && (rc = tb_store_latest_calibration(s, env.gpu_uuid, &cal, &have_cal, msg, len)))
+        goto out;
+
+    cJSON *results = cJSON_CreateArray();
+    jadd(&j, root, "results", results);
+    for (size_t i = 0; i < n && !j.oom; i++) {
+        double *ms = NULL, *clk = NULL;
+        size_t ns = 0;
+        if ((rc = tb_store_samples(s, rows[i].m.id, &ms, &clk, &ns, msg, len))) goto out;
+        cJSON *item = json_result(&j, &rows[i], ms, clk, ns);
+        free(ms);
+        free(clk);
+        tb_metric *mt = NULL;
+        size_t nm = 0;
+        if ((rc = tb_store_metrics(s, rows[i].m.id, &mt, &nm, msg, len))) { cJSON_Delete(item); goto out; }
+        if (item) {
+            cJSON *ma = cJSON_CreateArray();
+            for (size_t q = 0; q < nm && ma; q++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddStringToObject(e, "name", mt[q].name);
+                if (mt[q].available && !isnan(mt[q].value)) cJSON_AddNumberToObject(e, "value", mt[q].value);
+                else cJSON_AddNullToObject(e, "value");
+                cJSON_AddStringToObject(e, "unit", mt[q].unit);
+                cJSON_AddBoolToObject(e, "available", mt[q].available);
+                if (mt[q].reason[0]) cJSON_AddStringToObject(e, "reason", mt[q].reason);
+                cJSON_AddItemToArray(ma, e);
+            }
+            jadd(&j, item, "metrics", ma);
+            jadd(&j, item, "derived", json_derived(&j, &rows[i], mt, nm, have_cal ? &cal : NULL));
+        }
+        free(mt);
+        if (!item || !results || !cJSON_AddItemToArray(results, item)) {
+            cJSON_Delete(item);
+            j.oom = 1;
+        }
+    }
+    if (j.oom) {
+        rc = tb_fail(msg, len, TB_ENOMEM, "cannot build the json export: out of memory");
+        goto out;
+    }
+    char *text = cJSON_Print(root);
+    if (!text) {
+        rc = tb_fail(msg, len, TB_ENOMEM, "cannot print the json export: out of memory");
+        goto out;
+    }
+    rc = write_text(out, text, "json", msg, len);
+    if (rc == TB_OK) rc = write_text(out, "\n", "json", msg, len);
+    cJSON_free(text);
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+static const char *const csv_fixed[] = {
+    "run_id", "variant", "family", "m", "n", "k", "batch", "dtypes", "layouts", "status",
+    "disposition", "reason", "rule", "median_ms", "mean_ms", "stdev_ms", "min_ms", "max_ms",
+    "rse", "n_samples", "tflops", "clock_mhz", "max_abs_err", "rel_fro_err", "method",
+    "stop_reason", "sha256",
+};
+#define N_FIXED (sizeof csv_fixed / sizeof csv_fixed[0])
+
+/* One cell, with its separator; RFC 4180: quoted when it holds a comma, quote, CR or LF,
+ * quotes doubled inside. */
+static void csv_cell(FILE *out, const char *s, int first)
+{
+    if (!first) fputc(',', out);
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* Shortest of %.15g / %.17g that reads back the same double; "" when not finite. Assumes
+ * the C locale for LC_NUMERIC (nothing in tilebench calls setlocale). */
+static void fmt_real(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v)) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, cap, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
+}
+
+static void fmt_int(char *buf, size_t cap, int64_t v)
+{
+    snprintf(buf, cap, "%lld", (long long)v);
+}
+
+/* A parameter value as a cell: strings raw, numbers as numbers, null empty. */
+static void csv_param(FILE *out, const cJSON *v)
+{
+    char buf[64];
+    if (!v || cJSON_IsNull(v)) {
+        csv_cell(out, "", 0);
+    } else if (cJSON_IsString(v)) {
+        csv_cell(out, v->valuestring, 0);
+    } else if (cJSON_IsNumber(v)) {
+        fmt_real(buf, sizeof buf, v->valuedouble);
+        csv_cell(out, buf, 0);
+    } else if (cJSON_IsBool(v)) {
+        csv_cell(out, cJSON_IsTrue(v) ? "true" : "false", 0);
+    } else {
+        char *t = cJSON_PrintUnformatted(v);
+        csv_cell(out, t ? t : "", 0);
+        cJSON_free(t);
+    }
+}
+
+static int is_fixed(const char *key)
+{
+    for (size_t i = 0; i < N_FIXED; i++)
+        if (strcmp(key, csv_fixed[i]) == 0) return 1;
+    return 0;
+}
+
+static void csv_row(FILE *out, const tb_result_row *r, const cJSON *params,
+                    const char *const *keys, size_t nkeys)
+{
+    const tb_measurement *m = &r->m;
+    char b[64];
+    /* Timed means it ran and has a median; otherwise every time and rate cell is empty. */
+    int timed = m->status == TB_STATUS_OK && isfinite(m->median_ms);
+    const double times[] = {m->median_ms, m->mean_ms, m->stdev_ms, m->min_ms, m->max_ms,
+                            m->rse};
+
+    fmt_int(b, sizeof b, m->run_id);
+    csv_cell(out, b, 1);
+    csv_cell(out, r->v.name, 0);
+    csv_cell(out, r->v.family, 0);
+    fmt_int(b, sizeof b, r->p.m);
+    csv_cell(out, b, 0);
+    fmt_int(b, sizeof b, r->p.n);
+    csv_cell(out, b, 0);
+    fmt_int(b, sizeof b, r->p.k);
+    csv_cell(out, b, 0);
+    fmt_int(b, sizeof b, r->p.batch);
+    csv_cell(out, b, 0);
+    csv_cell(out, r->p.dtypes, 0);
+    csv_cell(out, r->p.layouts, 0);
+    csv_cell(out, tb_status_name(m->status), 0);
+    csv_cell(out, tb_disposition_name(m->disposition), 0);
+    csv_cell(out, m->reason, 0);
+    csv_cell(out, m->rule, 0);
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        fmt_real(b, sizeof b, timed ? times[i] : NAN);
+        csv_cell(out, b, 0);
+    }
+    if (timed && m->n_samples >= 0) fmt_int(b, sizeof b, m->n_samples);
+    else b[0] = '\0';
+    csv_cell(out, b, 0);
+    fmt_real(b, sizeof b, timed ? m->tflops : NAN);
+    csv_cell(out, b, 0);
+    fmt_real(b, sizeof b, timed ? m->clock_mhz : NAN);
+    csv_cell(out, b, 0);
+    fmt_real(b, sizeof b, m->max_abs_err);
+    csv_cell(out, b, 0);
+    fmt_real(b, sizeof b, m->rel_fro_err);
+    csv_cell(out, b, 0);
+    csv_cell(out, m->method, 0);
+    csv_cell(out, m->stop_reason, 0);
+    csv_cell(out, r->v.sha256, 0);
+    for (size_t i = 0; i < nkeys; i++)
+        csv_param(out, cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, keys[i])
+                                              : NULL);
+    fputc('\n', out);
+}
+
+static int export_csv(const tb_result_row *rows, size_t n, FILE *out, char *msg, size_t len)
+{
+    int rc = TB_OK;
+    cJSON **params = calloc(n ? n : 1, sizeof *params);
+    const char **keys = NULL;   /* point into params[], first seen first */
+    size_t nkeys = 0, capkeys = 0;
+    if (!params) return tb_fail(msg, len, TB_ENOMEM, "cannot build the csv export: out of memory");
+
+    for (size_t i = 0; i < n; i++) {
+        params[i] = rows[i].v.params_json[0] ? cJSON_Parse(rows[i].v.params_json) : NULL;
+        if (!cJSON_IsObject(params[i])) continue;   /* unparsable params: empty cells */
+        for (const cJSON *it = params[i]->child; it; it = it->next) {
+            size_t k = 0;
+            while (k < nkeys && strcmp(keys[k], it->string) != 0) k++;
+            if (k < nkeys) continue;
+            if (nkeys == capkeys) {
+                size_t nc = capkeys ? 2 * capkeys : 16;
+                const char **nk = realloc(keys, nc * sizeof *nk);
+                if (!nk) {
+                    rc = tb_fail(msg, len, TB_ENOMEM,
+                                 "cannot build the csv export: out of memory");
+                    goto out;
+                }
+                keys = nk;
+                capkeys = nc;
+            }
+            keys[nkeys++] = it->string;
+        }
+    }
+
+    errno = 0;
+    for (size_t i = 0; i < N_FIXED; i++) csv_cell(out, csv_fixed[i], i == 0);
+    for (size_t i = 0; i < nkeys; i++) {
+        /* a parameter named like a fixed column gets a prefix, so no header is doubled */
+        if (is_fixed(keys[i])) {
+            char h[TB_NAME_LEN + 8];
+            snprintf(h, sizeof h, "param.%s", keys[i]);
+            csv_cell(out, h, 0);
+        } else {
+            csv_cell(out, keys[i], 0);
+        }
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < n && !ferror(out); i++) csv_row(out, &rows[i], params[i], keys, nkeys);
+    if (fflush(out) == EOF || ferror(out))
+        rc = tb_fail(msg, len, TB_EIO, "cannot write the csv export: %s",
+                     errno ? strerror(errno) : "write error");
+out:
+    for (size_t i = 0; i < n; i++) cJSON_Delete(params[i]);
+    free(params);
+    free(keys);
+    return rc;
+}
+
+/* ---- entry -------------------------------------------------------------------------------- */
+
+int tb_export(tb_store *s, int64_t run_id, const char *format, FILE *out, char *msg,
+              size_t len)
+{
+    int json = format && strcmp(format, "json") == 0;
+    if (!json && !(format && strcmp(format, "csv") == 0))
+        return tb_fail(msg, len, TB_EUSAGE, "unknown export format '%s' (json, csv)",
+                       format ? format : "");
+    tb_run_info *run = malloc(sizeof *run);
+    if (!run) return tb_fail(msg, len, TB_ENOMEM, "cannot export: out of memory");
+    tb_result_row *rows = NULL;
+    size_t n = 0;
+    int rc = tb_store_run_get(s, run_id, run, msg, len);
+    if (rc == TB_OK) rc = tb_store_results(s, run_id, &rows, &n, msg, len);
+    if (rc == TB_OK)
+        rc = json ? export_json(s, run, rows, n, out, msg, len)
+                  : export_csv(rows, n, out, msg, len);
+    free(rows);
+    free(run);
+    return rc;
+}

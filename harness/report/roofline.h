@@ -1,0 +1,55 @@
+/* roofline.h - the figures derived from a measurement's DRAM counters: arithmetic intensity,
+ * achieved DRAM bandwidth and, against the ceilings measured by `tilebench doctor
+ * --calibrate`, the measurement's position under the roofline.
+ *
+ * Pure arithmetic: no I/O, no SQL, no CUDA. show.c and export.c call it with what they read
+ * from the store, so the two print the same numbers. docs/counters.md ("Roofline") gives the
+ * formulas.
+ */
+#ifndef TB_ROOFLINE_H
+#define TB_ROOFLINE_H
+
+#include <stddef.h>
+#include "store/store.h"
+
+/* The metric names the derived figures read. */
+#define TB_ROOFLINE_READ "dram__bytes_read.sum"
+#define TB_ROOFLINE_WRITE "dram__bytes_write.sum"
+
+/* Inputs; NaN (or <= 0) where unknown. */
+typedef struct tb_roofline_in {
+    double flops;            /* 2 * m * n * k * batch */
+    double read_bytes;       /* dram__bytes_read.sum */
+    double write_bytes;      /* dram__bytes_write.sum */
+    double median_ms;        /* the measurement's median time */
+    double ceil_tflops;      /* calibration: the GEMM ceiling, TFLOP/s */
+    double ceil_dram_gbps;   /* calibration: the DRAM ceiling, GB/s */
+} tb_roofline_in;
+
+typedef struct tb_roofline {
+    double bytes;            /* read + write */
+    double intensity;        /* FLOP per DRAM byte */
+    double dram_gbps;        /* achieved: bytes / median time (NaN without a time) */
+    double tflops;           /* achieved: flops / median time (NaN without a time) */
+    int    have_roof;        /* 1: the four below are set; 0: NaN and "" */
+    double attainable_tflops;/* min(ceil_tflops, intensity * ceil_dram_gbps / 1000) */
+    double position;         /* tflops / attainable_tflops (0.8 = 80 % of the roof) */
+    double ridge;            /* intensity where the ceilings meet: ceil_tflops * 1000 / ceil_dram_gbps */
+    const char *bound;       /* "memory" or "compute": the ceiling that binds at this intensity */
+} tb_roofline;
+
+/* Fill in from a stored measurement: FLOPs from its problem, the DRAM bytes from its metrics
+ * (only those available; NaN otherwise), its median time, and the ceilings of cal (NULL: no
+ * calibration, ceilings NaN). Cannot fail. */
+void tb_roofline_inputs(const tb_result_row *r, const tb_metric *m, size_t nm,
+                        const tb_calibration *cal, tb_roofline_in *in);
+
+/* Derive the figures of in into out.
+ * Returns TB_OK when the intensity could be derived (flops > 0, both byte counts known and
+ * their sum > 0); then out->dram_gbps and out->tflops are NaN without a positive median, and
+ * out->have_roof is 1 only when a time and both ceilings (> 0) are known. Otherwise
+ * TB_EUSAGE with msg naming what is missing, e.g. "no DRAM traffic: dram__bytes_write.sum
+ * was not collected", and out filled with NaN, 0 and "". Never allocates. */
+int tb_roofline_compute(const tb_roofline_in *in, tb_roofline *out, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,279 @@
+/* show.c - the results table (see show.h). */
+#include "report/show.h"
+#include "report/rank.h"
+#include "report/roofline.h"
+#include "common/tb.h"
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tb_peak_flop_per_clk_sm(int major, int minor)
+{
+    if (major == 9 && minor == 0) return 4096;     /* H100/H200: 989 TFLOP/s @ 1830 MHz, 132 SMs */
+    if (major == 8 && minor == 0) return 2048;     /* A100: 312 TFLOP/s @ 1410 MHz, 108 SMs */
+    if (major == 8 && (minor == 9 || minor == 7)) return 1024;
+    if (major == 8 && minor == 6) return 512;
+    return 0;
+}
+
+static int ranked(const tb_result_row *r)
+{
+    return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
+    int rx = ranked(x), ry = ranked(y);
+    if (rx != ry) return ry - rx;
+    if (rx) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
+    return strcmp(x->v.name, y->v.name);
+}
+
+static double extra_num(const char *extra, const char *key, double dflt)
+{
+    cJSON *x = cJSON_Parse(extra && extra[0] ? extra : "{}");
+    const cJSON *v = x ? cJSON_GetObjectItemCaseSensitive(x, key) : NULL;
+    double r = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? 1 : 0) : dflt;
+    cJSON_Delete(x);
+    return r;
+}
+
+static const char *opt_str(const cJSON *o, const char *k, const char *d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : d;
+}
+
+static double opt_num(const cJSON *o, const char *k, double d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : d;
+}
+
+/* The command that measures this (variant, shape) again, and the ncu line that profiles
+ * exactly its timed launches (NVTX: tb / variant / shape / timed). */
+static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
+{
+    const tb_problem_info *p = &r->p;
+    char shape[96];
+    int n = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->m, (long long)p->n,
+                     (long long)p->k);
+    if (p->batch > 1) snprintf(shape + n, sizeof shape - (size_t)n, "x%lld", (long long)p->batch);
+    char common[2048];
+    snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s --layout %s "
+             "--pad %lld --alpha %g --beta %g --seed %.0f --init %s", r->v.file, r->v.name, shape,
+             p->layouts, (long long)((p->layouts[0] == 't' ? p->lda - p->k : p->lda - p->m)),
+             p->alpha, p->beta, opt_num(opts, "seed", 20261123), opt_str(opts, "init", "uniform"));
+    char pace[48] = "";
+    if (opt_num(opts, "pace", 0) > 0) snprintf(pace, sizeof pace, " --pace %g", opt_num(opts, "pace", 0));
+    fprintf(out, "        re-measure: tilebench sweep %s --method %s --stop '%s'%s --db remeasure.db\n",
+            common, r->m.method[0] ? r->m.method : "auto", opt_str(opts, "stop", "stdrel"), pace);
+    char nvtx[512];
+    snprintf(nvtx, sizeof nvtx, "tb/%s/%lldx%lldx%lld/timed/", r->v.name, (long long)p->m,
+             (long long)p->n, (long long)p->k);
+    fprintf(out, "        profile:    ncu --nvtx --nvtx-include '%s' --clock-control none "
+            "--cache-control all --metrics gpu__time_duration.sum tilebench sweep %s --method cold "
+            "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);
+}
+
+static int has_metric(const tb_metric *m, size_t nm, const char *name)
+{
+    for (size_t i = 0; i < nm; i++)
+        if (strcmp(m[i].name, name) == 0) return 1;
+    return 0;
+}
+
+/* Under a row's metrics: what its DRAM counters give (roofline.c). Nothing for a row whose
+ * metric set had no DRAM counters. */
+static void show_derived(FILE *out, const tb_result_row *r, const tb_metric *mt, size_t nm,
+                         const tb_calibration *cal)
+{
+    if (!has_metric(mt, nm, TB_ROOFLINE_READ) && !has_metric(mt, nm, TB_ROOFLINE_WRITE)) return;
+    tb_roofline_in in;
+    tb_roofline rf;
+    char why[TB_MSG_LEN];
+    tb_roofline_inputs(r, mt, nm, cal, &in);
+    if (tb_roofline_compute(&in, &rf, why, sizeof why) != TB_OK) {
+        fprintf(out, "        derived: none (%s)\n", why);
+        return;
+    }
+    fprintf(out, "        derived: arithmetic intensity %.1f FLOP/byte (%.1f MB of DRAM traffic)",
+            rf.intensity, rf.bytes / 1e6);
+    if (isfinite(rf.dram_gbps))
+        fprintf(out, ", achieved DRAM bandwidth %.1f GB/s at the median time\n", rf.dram_gbps);
+    else
+        fprintf(out, "; not timed: no bandwidth\n");
+    if (rf.have_roof)
+        fprintf(out, "        roofline position: %.1f%% of the attainable %.1f TFLOP/s (%.1f achieved), "
+                "%s-bound (intensity %.1f %s the ridge at %.1f FLOP/byte); ceilings measured by "
+                "tilebench doctor --calibrate on %.10s, not datasheet numbers\n",
+                100.0 * rf.position, rf.attainable_tflops, rf.tflops, rf.bound, rf.intensity,
+                rf.intensity < rf.ridge ? "below" : "at or above", rf.ridge, cal->created_at);
+    else if (!cal)
+        fprintf(out, "        roofline position: no calibration for this GPU: run tilebench doctor "
+                "--calibrate\n");
+    else
+        fprintf(out, "        roofline position: none (not timed)\n");
+}
+
+int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
+                size_t len)
+{
+    tb_run_info *run = calloc(1, sizeof *run);
+    tb_environment env;
+    int have_env = 0;
+    int rc = tb_store_run_get(s, run_id, run, msg, len);
+    if (rc) { free(run); return rc; }
+    rc = tb_store_find_environment(s, run_id, &env, &have_env, msg, len);
+    if (rc) { free(run); return rc; }
+    tb_result_row *rows = NULL;
+    size_t n = 0;
+    rc = tb_store_results(s, run_id, &rows, &n, msg, len);
+    if (rc) { free(run); return rc; }
+    tb_calibration cal;
+    int have_cal = 0;
+    if (metrics && have_env &&
+        (rc = tb_store_latest_calibration(s, env.gpu_uuid, &cal, &have_cal, msg, len)) != TB_OK) {
+        free(rows);
+        free(run);
+        return rc;
+    }
+    cJSON *opts = cJSON_Parse(run->options_json);
+    fprintf(out, "run %lld  %s  status %s\n", (long long)run->id, run->started_at, run->status);
+    if (have_env)
+        fprintf(out, "gpu %s (sm_%d%d, %d SMs, L2 %lld MB)  driver %s  CUDA %d.%d  cuBLASLt %d\n",
+                env.gpu_name, env.cc_major, env.cc_minor, env.sm_count,
+                (long long)(env.l2_bytes >> 20), env.driver_version,
+                env.cuda_runtime_version / 1000, env.cuda_runtime_version % 1000 / 10,
+                env.cublas_version);
+    double fpc = have_env ? tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor) : 0;
+    fprintf(out, "method: per variant 'cold' (L2 flushed by reading, one launch), 'stream' or 'graph' "
+                 "(launches rotating over inputs > 2 x L2, queued on the stream or in a CUDA graph), "
+                 "CUDA events behind a blocking kernel, variants interleaved; "
+                 "median. 'vs best' is median / best median with a 95%% bootstrap interval: "
+                 "'tied' when it contains 1. %% of peak at each measurement's median SM clock.\n");
+    if (metrics && have_cal) {
+        char clk[32] = "";
+        if (isfinite(cal.sm_clock_mhz)) snprintf(clk, sizeof clk, " at %.0f MHz", cal.sm_clock_mhz);
+        fprintf(out, "roofline ceilings: DRAM %.1f GB/s (device-to-device copy), tensor %.1f TFLOP/s "
+                "(cuBLASLt BF16 %s%s), measured on this GPU by tilebench doctor --calibrate at %s "
+                "(calibration %lld), not datasheet numbers\n", cal.dram_gbps, cal.gemm_tflops,
+                cal.gemm_shape, clk, cal.created_at, (long long)cal.id);
+    }
+    const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && rows[j].p.id == rows[i].p.id) j++;
+        const tb_problem_info *p = &rows[i].p;
+        fprintf(out, "\nshape %lldx%lldx%lld", (long long)p->m, (long long)p->n, (long long)p->k);
+        if (p->batch > 1) fprintf(out, "x%lld", (long long)p->batch);
+        if (p->label[0]) fprintf(out, "  %s", p->label);
+        fprintf(out, "  (%s, %s", p->layouts, p->dtypes);
+        if (p->alpha != 1.0 || p->beta != 0.0) fprintf(out, ", alpha %g beta %g", p->alpha, p->beta);
+        fprintf(out, ")\n");
+        double ref_ms = NAN;
+        for (size_t k = i; k < j; k++)
+            if (strcmp(rows[k].v.name, "cublaslt") == 0 && ranked(&rows[k])) ref_ms = rows[k].m.median_ms;
+        for (size_t k = i; k < j; k++) order[k - i] = &rows[k];
+        qsort(order, j - i, sizeof *order, cmp_rank);
+        /* ties: bootstrap the median ratio against the best */
+        int nr = 0;
+        while ((size_t)nr < j - i && ranked(order[nr])) nr++;
+        double *ratio = calloc((size_t)nr + 1, sizeof *ratio), *lo = calloc((size_t)nr + 1, sizeof *lo),
+               *hi = calloc((size_t)nr + 1, sizeof *hi);
+        int *tied = calloc((size_t)nr + 1, sizeof *tied), best = 0, have_ci = 0;
+        double **smp = calloc((size_t)nr + 1, sizeof *smp);
+        int *ns = calloc((size_t)nr + 1, sizeof *ns);
+        int ok = nr > 0;
+        for (int k = 0; k < nr && ok; k++) {
+            size_t cnt = 0;
+            double *clk = NULL;
+            if (tb_store_samples(s, order[k]->m.id, &smp[k], &clk, &cnt, msg, len) != TB_OK || !cnt) ok = 0;
+            ns[k] = (int)cnt;
+            free(clk);
+        }
+        if (ok && nr >= 1 &&
+            tb_rank_bootstrap((const double *const *)smp, ns, nr, 0.95, 2000,
+                              (uint64_t)p->id * 7919u + (uint64_t)run_id, ratio, lo, hi, tied,
+                              &best, msg, len) == TB_OK)
+            have_ci = 1;
+        int nw = 44;
+        for (size_t k = i; k < j; k++)
+            if ((int)strlen(rows[k].v.name) > nw) nw = (int)strlen(rows[k].v.name);
+        fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", "rank", nw, "variant", "TFLOP/s",
+                "median ms", "rse", "vs best [95% CI]", "%cublaslt", "%peak@clock", "status");
+        int rank = 0;
+        for (size_t k = 0; k < j - i; k++) {
+            const tb_result_row *r = order[k];
+            char rk[8] = "-", tf[16] = "-", md[16] = "-", rse[16] = "-", pc[16] = "-", pk[32] = "-",
+                 vb[40] = "-";
+            if (ranked(r)) {
+                ++rank;
+                if (have_ci && tied[k] && k > 0) snprintf(rk, sizeof rk, "=1");
+                else snprintf(rk, sizeof rk, "%d", rank);
+                snprintf(tf, sizeof tf, "%.1f", r->m.tflops);
+                snprintf(md, sizeof md, "%.4f", r->m.median_ms);
+                snprintf(rse, sizeof rse, "%.1f%%", r->m.rse * 100);
+                if (have_ci) {
+                    if (k == 0) snprintf(vb, sizeof vb, "best");
+                    else snprintf(vb, sizeof vb, "%.3f [%.3f,%.3f]%s", ratio[k], lo[k], hi[k],
+                                  tied[k] ? " tied" : "");
+                }
+                if (!isnan(ref_ms)) snprintf(pc, sizeof pc, "%.1f%%", 100.0 * ref_ms / r->m.median_ms);
+                if (fpc > 0 && r->m.clock_mhz > 0) {
+                    double peak = fpc * env.sm_count * r->m.clock_mhz * 1e6 / 1e12;
+                    snprintf(pk, sizeof pk, "%.1f%% @%.0fMHz", 100.0 * r->m.tflops / peak, r->m.clock_mhz);
+                }
+            }
+            char st[TB_TEXT_LEN + 96];
+            if (r->m.status != TB_STATUS_OK)
+                snprintf(st, sizeof st, "%s: %s", tb_status_name(r->m.status), r->m.reason);
+            else if (r->m.disposition == TB_DISP_INCORRECT)
+                snprintf(st, sizeof st, "invalid (%s): %s", r->m.rule, r->m.reason);
+            else {
+                double conf = extra_num(r->m.extra_json, "confirmed_best", -1);
+                double low = extra_num(r->m.extra_json, "low_clock_samples", 0);
+                snprintf(st, sizeof st, "ok/%s %s%s%s", tb_disposition_name(r->m.disposition),
+                         r->m.method, k == 0 && conf == 1 ? " confirmed" : k == 0 && conf == 0 ?
+                         " NOT confirmed by the second pass" : "",
+                         low > 0 ? " low-clock samples" : "");
+            }
+            if (!verbose && strlen(st) > 90) strcpy(st + 87, "...");
+            fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", rk, nw, r->v.name, tf, md, rse,
+                    vb, pc, pk, st);
+            if (metrics) {
+                tb_metric *mt = NULL;
+                size_t nm = 0;
+                if (tb_store_metrics(s, r->m.id, &mt, &nm, msg, len) == TB_OK)
+                    for (size_t q = 0; q < nm; q++) {
+                        if (mt[q].available)
+                            fprintf(out, "        %-64s %16.6g %s%s%s\n", mt[q].name, mt[q].value,
+                                    mt[q].unit, mt[q].reason[0] ? "  " : "", mt[q].reason);
+                        else
+                            fprintf(out, "        %-64s %16s  (%s)\n", mt[q].name, "unavailable",
+                                    mt[q].reason);
+                    }
+                show_derived(out, r, mt, nm, have_cal ? &cal : NULL);
+                free(mt);
+            }
+            if (verbose) {
+                if (r->m.describe[0]) fprintf(out, "        setup chose: %s\n", r->m.describe);
+                if (r->m.extra_json[0] && strcmp(r->m.extra_json, "{}"))
+                    fprintf(out, "        extra: %s\n", r->m.extra_json);
+                fprintf(out, "        file: %s  sha256 %s\n", r->v.file, r->v.sha256);
+                if (r->m.status == TB_STATUS_OK) reproduce(out, r, opts);
+            }
+        }
+        for (int k = 0; k < nr; k++) free(smp[k]);
+        free(smp); free(ns); free(ratio); free(lo); free(hi); free(tied);
+        i = j;
+    }
+    if (n == 0) fprintf(out, "\n(no measurements)\n");
+    cJSON_Delete(opts);
+    free(order);
+    free(rows);
+    free(run);
+    return TB_OK;
+}

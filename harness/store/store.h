@@ -1,0 +1,111 @@
+/* store.h - the SQLite store: schema, migrations, transactions. The only file that includes
+ * sqlite3.h is store.c; nothing else writes the database.
+ *
+ * Every function returns TB_OK or a TB_E* code and fills msg (see tb.h). On failure nothing
+ * was committed by that call. The store never prints.
+ */
+#ifndef TB_STORE_H
+#define TB_STORE_H
+
+#include "common/record.h"
+#include <stddef.h>
+
+#define TB_SCHEMA_VERSION 3   /* PRAGMA user_version this build writes */
+
+typedef struct tb_store tb_store;
+
+/* Open (create = 1: create the file and its directory if missing) and migrate to
+ * TB_SCHEMA_VERSION. Refuses, with TB_EDB, a file that is not an SQLite database, one
+ * whose user_version is newer than TB_SCHEMA_VERSION, and (create = 0) one that does not
+ * exist. read_only = 1 opens without writing anything (no migration: a file with an older
+ * schema is refused with a message telling to run a writing command). WAL mode.
+ * Refuses too a database with tables of another program, and (create = 0 or read_only) an
+ * empty one. Nothing is written to a refused file. On disk, NaN doubles, -1 integers and ""
+ * strings of the records are NULL and read back as such (docs/schema.md). */
+int tb_store_open(const char *path, int create, int read_only, tb_store **out,
+                  char *msg, size_t len);
+void tb_store_close(tb_store *s);
+
+/* Schema version found on disk when opened (before migrating). */
+int tb_store_found_version(const tb_store *s);
+
+int tb_store_run_begin(tb_store *s, tb_run_info *run, char *msg, size_t len);  /* sets run->id */
+int tb_store_run_end(tb_store *s, int64_t run_id, const char *status, char *msg, size_t len);
+int tb_store_run_get(tb_store *s, int64_t run_id, tb_run_info *out, char *msg, size_t len);
+/* The newest run's id, or TB_EDB with "no runs in 'x'" when empty. */
+int tb_store_run_latest(tb_store *s, int64_t *run_id, char *msg, size_t len);
+int tb_store_run_set_status(tb_store *s, int64_t run_id, const char *status, char *msg, size_t len);
+
+int tb_store_put_environment(tb_store *s, int64_t run_id, const tb_environment *env,
+                             char *msg, size_t len);
+int tb_store_get_environment(tb_store *s, int64_t run_id, tb_environment *out,
+                             char *msg, size_t len);   /* TB_EDB if none */
+/* Like tb_store_get_environment, but a run without one is not an error: TB_OK, *found = 0
+ * and *out untouched (export writes "environment": null for it). */
+int tb_store_find_environment(tb_store *s, int64_t run_id, tb_environment *out, int *found,
+                              char *msg, size_t len);
+
+/* Insert (or find, same run+name) a variant / problem; sets ->id. */
+int tb_store_put_variant(tb_store *s, int64_t run_id, tb_variant_info *v, char *msg, size_t len);
+int tb_store_put_problem(tb_store *s, tb_problem_info *p, char *msg, size_t len);
+
+/* One measurement and its samples in one transaction (a SIGKILL loses at most this one).
+ * Sets m->id. */
+int tb_store_put_measurement(tb_store *s, tb_measurement *m, char *msg, size_t len);
+
+/* Delete every measurement (and its samples) of run_id on problem_id, in one transaction:
+ * --resume measures such a shape again whole. */
+int tb_store_delete_problem_measurements(tb_store *s, int64_t run_id, int64_t problem_id,
+                                         char *msg, size_t len);
+
+/* A joined row for show/export. */
+typedef struct tb_result_row {
+    tb_measurement  m;         /* samples_ms left NULL */
+    tb_variant_info v;
+    tb_problem_info p;
+} tb_result_row;
+
+/* All results of a run, ordered by problem id then variant id. *rows is malloc'd; free it
+ * with free(). */
+int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *n,
+                     char *msg, size_t len);
+
+/* The samples of one measurement, malloc'd (free()); *n = 0 and NULL when none. */
+int tb_store_samples(tb_store *s, int64_t measurement_id, double **ms, double **clock_mhz,
+                     size_t *n, char *msg, size_t len);
+
+/* Hardware counters of one measurement (table metrics, schema version 2). */
+typedef struct tb_metric {
+    char   name[128];
+    double value;          /* NaN when not available */
+    char   unit[24];
+    int    available;      /* 0: the counter could not be read; reason says why */
+    char   reason[256];
+} tb_metric;
+
+/* Store n metrics of a measurement in one transaction (a name already there is replaced). */
+int tb_store_put_metrics(tb_store *s, int64_t measurement_id, const tb_metric *m, size_t n,
+                         char *msg, size_t len);
+/* The metrics of a measurement, by name, malloc'd (free()); *n = 0 and NULL when none. */
+int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_t *n,
+                     char *msg, size_t len);
+
+/* Variants of a run (for --resume and show), malloc'd. */
+int tb_store_variants(tb_store *s, int64_t run_id, tb_variant_info **out, size_t *n,
+                      char *msg, size_t len);
+
+/* Roofline ceilings measured by doctor --calibrate (table calibration, schema version 3). */
+/* Store one calibration (one statement, so one transaction). Fills c->created_at when it is
+ * "" and sets c->id. TB_EINTERNAL, nothing written, when c->gpu_uuid is "". */
+int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t len);
+/* The newest calibration of the GPU gpu_uuid (compared ignoring case). None is not an error:
+ * TB_OK, *found = 0 and *out untouched (also for gpu_uuid NULL or ""). */
+int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,
+                                int *found, char *msg, size_t len);
+
+/* For tests only: create a new database at path (which must not exist) by applying the
+ * migration steps 1..version and no further, as an older tilebench would have left it.
+ * TB_EUSAGE if version is not in 1..TB_SCHEMA_VERSION or path exists. */
+int tb_store_create_at_version(const char *path, int version, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,71 @@
+/* validate.h - is a variant's output right. Owns the rules, their constants, and the steps of
+ * one validation trial: fresh seeded inputs, poisoned output inside canary guard bands, the
+ * reference (cross-checked by the second reference on small shapes), the comparison, the
+ * guard bands, the input checksums. Knows nothing of SQLite or of timing.
+ *
+ * Rules, in the order they are reported (the first that fails names the verdict):
+ *   guard        a write outside D: the guard bands before and after D changed
+ *   inputs       A, B or C changed across the launch (inputs are const)
+ *   nonfinite    an element of D is NaN/Inf, or was never written (the poison is NaN)
+ *   elementwise  |d - ref| > atol + rtol * |ref|, with (derived in docs/method.md)
+ *                rtol = 2^-7, atol = 2^-8 * |alpha| * rms(A) * rms(B) * sqrt(K)
+ * The worker prefixes "after-timing/" when the trial that failed ran after the timing.
+ */
+#ifndef TB_VALIDATE_H
+#define TB_VALIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "tilebench/variant.h"
+#include "device/tbdev.h"
+#include "reference/ref.h"
+
+#define TB_POISON_BF16 0x7FC1u   /* a quiet NaN */
+#define TB_CANARY_BF16 0x5A5Au   /* a finite value no GEMM of these inputs writes by chance */
+/* shapes up to this many multiply-adds get both references, cross-checked */
+#define TB_CROSSCHECK_MAX_MNK (2048.0 * 2048.0 * 2048.0)
+
+typedef struct tb_val_bufs {
+    void   *a, *b, *c, *d;        /* device buffers of the problem; d sits inside d_base */
+    size_t  na, nb, nc, nd;       /* their sizes in elements */
+    void   *d_base;               /* guard | d | guard */
+    size_t  guard;                /* elements in each guard band */
+    float  *d_ref, *d_ref2;       /* m * n * batch floats each, row-major; d_ref2 may be NULL */
+    tb_cmp_result *cmp_dev;       /* one device tb_cmp_result */
+    unsigned long long *scratch;  /* 4 device words */
+    unsigned long long sum_in[3]; /* checksums of A, B, C taken by prepare */
+} tb_val_bufs;
+
+typedef struct tb_val_result {
+    int      passed;
+    char     rule[64];            /* see above; "" when passed */
+    char     reason[256];
+    uint64_t n_bad, n_nonfinite, first_bad, guard_bad;
+    double   max_abs_err, rel_fro_err, atol, rtol;
+} tb_val_result;
+
+/* The rule's constants for a problem whose inputs come from dist. */
+void tb_validate_tolerance(const tb_gemm *g, tb_init_dist dist, double *atol, double *rtol);
+
+/* Step 1 of a trial: fresh inputs from seed, D poisoned and its guard bands set, the inputs
+ * checksummed, the reference computed into d_ref (cuBLASLt, or the naive kernel when
+ * use_naive); on shapes up to TB_CROSSCHECK_MAX_MNK with d_ref2 present, the other reference
+ * too, and the two compared: TB_EINTERNAL "references disagree" if they do (a harness or
+ * library fault, never blamed on the variant). Synchronises at the end. */
+int tb_validate_prepare(tb_ref *ref, const tb_gemm *g, tb_val_bufs *b, uint64_t seed,
+                        tb_init_dist dist, int use_naive, int crosscheck, cudaStream_t s,
+                        char *msg, size_t len);
+
+/* Re-poison D and reset the guards without touching the inputs or the reference. */
+int tb_validate_repoison(const tb_val_bufs *b, cudaStream_t s, char *msg, size_t len);
+
+/* Step 3 (after the caller launched the variant and synchronised): guards, input checksums,
+ * then D against d_ref. */
+int tb_validate_check(const tb_gemm *g, const tb_val_bufs *b, tb_init_dist dist,
+                      cudaStream_t s, tb_val_result *out, char *msg, size_t len);
+
+/* The inputs' checksums now (A, B, C; C's is 0 when there is no C). */
+int tb_validate_checksums(const tb_val_bufs *b, cudaStream_t s, unsigned long long out[3],
+                          char *msg, size_t len);
+#endif
