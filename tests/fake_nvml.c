@@ -1,5 +1,5 @@
-/* fake_nvml.c - a stand-in libnvidia-ml.so.1 with one scripted GPU, so harness/nvml.c and
- * harness/nvml_sampler.c can be tested on machines without one (tests/test_nvml_sampler.c
+/* fake_nvml.c - a stand-in libnvidia-ml.so.1 with one scripted GPU, so harness/common/nvml.c and
+ * harness/worker/nvml_sampler.c can be tested on machines without one (tests/test_nvml_sampler.c
  * --fake). Built with soname libnvidia-ml.so.1: once the test has dlopen'ed it by path,
  * nvml.c's dlopen("libnvidia-ml.so.1") gets this library.
  *

@@ -1,4 +1,4 @@
-/* test_export.c - tests of harness/export.c.
+/* test_export.c - tests of harness/report/export.c.
  *
  * Focus: the JSON reads back through cJSON with every sample, NaN as null; the CSV has its
  * fixed header, the parameter columns in first-seen order, empty (never 0) time and rate

@@ -1,4 +1,4 @@
-/* test_loader.c - harness/loader.c against the zoo's broken libraries (built by the tests):
+/* test_loader.c - harness/worker/loader.c against the zoo's broken libraries (built by the tests):
  * every refusal names the file and the reason; good libraries load. No GPU needed: nothing
  * here initialises CUDA. argv[1] = the zoo directory, argv[2] = a good variant .so. */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* test_nvml_sampler.c - harness/nvml_sampler.c and the NVML queries it uses (harness/nvml.c).
+/* test_nvml_sampler.c - harness/worker/nvml_sampler.c and the NVML queries it uses (harness/common/nvml.c).
  *
  *   test_nvml_sampler                  no NVML needed: failure paths, constants, PCI ids
  *   test_nvml_sampler --fake LIB       the scripted GPU of tests/fake_nvml.c (LIB is its path,

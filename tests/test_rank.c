@@ -1,4 +1,4 @@
-/* test_rank.c - harness/rank.c: bootstrap intervals of median ratios, ties, determinism, the
+/* test_rank.c - harness/report/rank.c: bootstrap intervals of median ratios, ties, determinism, the
  * resample median itself, failure paths, and the time of a 30-variant ranking. */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include "tb_test.h"

@@ -1,4 +1,4 @@
-/* test_roofline.c - tests of harness/roofline.c: the arithmetic of intensity, bandwidth and
+/* test_roofline.c - tests of harness/report/roofline.c: the arithmetic of intensity, bandwidth and
  * roofline position, a memory-bound and a compute-bound case worked by hand, and every
  * missing input (no counters, one counter, zero bytes, no time, no calibration). */
 #include "report/roofline.h"

@@ -1,4 +1,4 @@
-/* test_sass.c - harness/sass.c: which SASS runs on which GPU. */
+/* test_sass.c - harness/driver/sass.c: which SASS runs on which GPU. */
 #include "tb_test.h"
 #include "driver/sass.h"
 

@@ -1,4 +1,4 @@
-/* test_shapes.c - harness/shapes.c: tokens, files, named sets, every bad-input message. */
+/* test_shapes.c - harness/driver/shapes.c: tokens, files, named sets, every bad-input message. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "driver/shapes.h"

@@ -1,4 +1,4 @@
-/* test_stats.c - harness/stats.c: median, mean, stdev, rse on known data. */
+/* test_stats.c - harness/common/stats.c: median, mean, stdev, rse on known data. */
 #include "tb_test.h"
 #include "common/stats.h"
 #include <math.h>

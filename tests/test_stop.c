@@ -1,4 +1,4 @@
-/* test_stop.c - harness/stop.c: spec parsing and every error message, stdrel's noise and
+/* test_stop.c - harness/common/stop.c: spec parsing and every error message, stdrel's noise and
  * settle rules, min-samples / min-time, timeout and max-samples reasons, fixed. */
 #include "tb_test.h"
 #include "common/stop.h"

@@ -1,4 +1,4 @@
-/* test_store.c - tests of harness/store.c (and the enum names of harness/record.c).
+/* test_store.c - tests of harness/store/ (store.h) and of the enum names of harness/common/record.c.
  *
  * Focus: files the store must refuse without touching them (garbage, newer schema, another
  * program's database, missing), migration of an older schema, and round trips of every

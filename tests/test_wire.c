@@ -1,4 +1,4 @@
-/* test_wire.c - harness/wire.c: line framing and record round trips. */
+/* test_wire.c - harness/common/wire.c: line framing and record round trips. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "common/tb.h"

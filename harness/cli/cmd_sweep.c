@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "driver/catalog.h"
 #include "driver/sass.h"
 #include "common/stop.h"
@@ -119,87 +120,6 @@ static void stop_spec(sweep_cli *c)
         size_t l = strlen(s);
         snprintf(s + l, n - l, "%c%s=%g", strchr(s, ':') ? ',' : ':', add[i].key, add[i].v);
     }
-}
-
-/* ---- the progress reporter ---------------------------------------------------------- */
-
-typedef struct reporter {
-    int tty, quiet;
-    double t0;
-    int bar_shown;
-} reporter;
-
-static void clear_bar(reporter *r)
-{
-    if (r->tty && r->bar_shown) { fputs("\r\033[K", stderr); r->bar_shown = 0; }
-}
-
-static void rep_warning(void *ctx, const char *line)
-{
-    reporter *r = ctx;
-    clear_bar(r);
-    tb_cli_warn("%s", line);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void draw_bar(reporter *r, const char *what, size_t done, size_t total)
-{
-    double el = now_s() - r->t0;
-    double frac = total ? (double)done / (double)total : 1.0;
-    char eta[32] = "--:--";
-    if (done > 0 && frac < 1.0) {
-        int s = (int)(el / frac - el);
-        snprintf(eta, sizeof eta, "%d:%02d", s / 60, s % 60);
-    }
-    int w = 24, fill = (int)(frac * w);
-    char bar[32];
-    for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
-    bar[w] = 0;
-    fprintf(stderr, "\r\033[K[%s] %zu/%zu  eta %s  %.60s", bar, done, total, eta, what);
-    fflush(stderr);
-    r->bar_shown = 1;
-}
-
-static void rep_status(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total)
-{
-    reporter *r = ctx;
-    if (!r->tty) return;
-    static double last;
-    double t = now_s();
-    if (t - last < 0.1) return;   /* variants take turns many times a second */
-    last = t;
-    char what[256];
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s", (long long)s->m, (long long)s->n,
-             (long long)s->k, v->name);
-    draw_bar(r, what, done, total);
-}
-
-static void rep_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
-                       const tb_measurement *m, size_t done, size_t total)
-{
-    reporter *r = ctx;
-    if (r->tty) {
-        if (m->status != TB_STATUS_OK && m->status != TB_STATUS_UNSUPPORTED) {
-            clear_bar(r);
-            fprintf(stderr, "  %s %lldx%lldx%lld: %s: %s\n", v->name, (long long)s->m,
-                    (long long)s->n, (long long)s->k, tb_status_name(m->status), m->reason);
-        }
-        draw_bar(r, "", done, total);
-        return;
-    }
-    if (r->quiet) return;
-    char fig[64] = "";
-    if (m->status == TB_STATUS_OK && m->disposition == TB_DISP_PASSED)
-        snprintf(fig, sizeof fig, "%.1f TFLOP/s ", m->tflops);
-    fprintf(stderr, "[%zu/%zu] %lldx%lldx%lld %s: %s%s/%s%s%s\n", done, total, (long long)s->m,
-            (long long)s->n, (long long)s->k, v->name, fig, tb_status_name(m->status),
-            tb_disposition_name(m->disposition), m->reason[0] ? ": " : "", m->reason);
 }
 
 static void on_signal(int sig)
@@ -596,8 +516,8 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     }
 
     /* 5. measure */
-    reporter r = { isatty(2) && c.progress, c.quiet, now_s(), 0 };
-    tb_sweep_report rep = { &r, rep_warning, rep_result, rep_status };
+    tb_progress r = { isatty(2) && c.progress, c.quiet, tb_progress_now_s(), 0 };
+    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -607,7 +527,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s\n", (long long)run_id, cat.n,
                 shapes.n, env.gpu_name);
     rc = tb_sweep_run(st, run_id, paths->worker, &c.o, &cat, &shapes, skip, &rep, msg, sizeof msg);
-    clear_bar(&r);
+    tb_progress_clear(&r);
     if (rc == TB_EINTR) {
         tb_store_run_end(st, run_id, "interrupted", msg, sizeof msg);
         fprintf(stderr, "tilebench: interrupted; finish with: tilebench sweep --db %s --resume %lld\n",
@@ -618,7 +538,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     if (rc) goto fail;
     if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
     if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
-    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, now_s() - r.t0);
+    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, tb_progress_now_s() - r.t0);
     tb_store_close(st);
     tb_catalog_free(&cat);
     tb_shapes_free(&shapes);

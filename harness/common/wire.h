@@ -1,8 +1,8 @@
 /* wire.h - the worker <-> parent protocol: one JSON object per line (cJSON).
  *
  * Owns the line framing and the conversion of records to and from JSON. Messages, parent
- * to worker (stdin): one "job" object (see worker.c). Worker to parent (fd 3, never stdout,
- * which a variant may scribble on): {"type": "ready"|"env"|"begin"|"estimate"|"progress"|
+ * to worker (stdin): one "job" object (built by driver/worker_job.c, read by worker/job.c).
+ * Worker to parent (fd 3, never stdout, which a variant may scribble on): {"type": "ready"|"env"|"begin"|"estimate"|"progress"|
  * "result"|"done"|"fatal"|"loading"|"file", ...}.
  */
 #ifndef TB_WIRE_H

@@ -3,6 +3,8 @@
 #include "driver/sweep.h"
 #include "common/nvml.h"
 #include "driver/spawn.h"
+#include "driver/counters_pass.h"
+#include "driver/worker_job.h"
 #include "common/tb.h"
 #include "common/wire.h"
 #include <math.h>
@@ -11,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-volatile sig_atomic_t tb_sweep_stop = 0;
 
 void tb_sweep_opts_default(tb_sweep_opts *o)
 {
@@ -102,70 +102,6 @@ int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *e
     return rc;
 }
 
-/* After a worker was killed or died: wait until the driver has torn its context down, so
- * the next measurement does not share the GPU with a dying one. */
-static void wait_context_gone(pid_t pid, const tb_sweep_report *rep)
-{
-    char msg[TB_MSG_LEN];
-    if (tb_nvml_open(msg, sizeof msg) != TB_OK) {
-        struct timespec ts = { 1, 0 };
-        nanosleep(&ts, NULL);
-        return;
-    }
-    double end = tb_now() + 30.0;
-    for (;;) {
-        int present = 0;
-        if (tb_nvml_pid_on_gpu((int)pid, &present, msg, sizeof msg) != TB_OK || !present) return;
-        if (tb_now() > end) {
-            if (rep->warning) {
-                char w[256];
-                snprintf(w, sizeof w, "worker %d still holds a GPU context 30 s after it was "
-                         "killed; going on", (int)pid);
-                rep->warning(rep->ctx, w);
-            }
-            return;
-        }
-        struct timespec ts = { 0, 100 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
-    }
-}
-
-static cJSON *job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalog *cat,
-                       const int *todo, size_t nv, uint64_t seed)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "device", o->device);
-    cJSON_AddStringToObject(j, "device_uuid", o->device_uuid);
-    cJSON_AddNumberToObject(j, "seed", (double)(seed & ((1ull << 52) - 1)));
-    cJSON_AddNumberToObject(j, "trials", o->trials);
-    cJSON_AddStringToObject(j, "init", o->init);
-    cJSON_AddNumberToObject(j, "warmup", o->warmup);
-    cJSON_AddStringToObject(j, "stop", o->stop);
-    cJSON_AddStringToObject(j, "method", o->method);
-    cJSON_AddStringToObject(j, "l2", o->l2);
-    cJSON_AddNumberToObject(j, "profile", o->profile);
-    cJSON_AddNumberToObject(j, "energy", !o->no_energy);
-    cJSON_AddNumberToObject(j, "pace", o->pace);
-    cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
-    cJSON *vs = cJSON_AddArrayToObject(j, "variants");
-    for (size_t i = 0; i < nv; i++) {
-        if (!todo[i]) continue;
-        cJSON *v = cJSON_CreateObject();
-        cJSON_AddStringToObject(v, "name", cat->v[i].name);
-        cJSON_AddStringToObject(v, "file", cat->v[i].file);
-        cJSON_AddNumberToObject(v, "index", cat->v[i].index);
-        cJSON_AddItemToArray(vs, v);
-    }
-    return j;
-}
-
-static int find_variant(const tb_catalog *cat, const char *name)
-{
-    for (size_t i = 0; i < cat->n; i++)
-        if (strcmp(cat->v[i].name, name) == 0) return (int)i;
-    return -1;
-}
-
 typedef struct shape_ctx {
     int64_t *mid;          /* per variant: the id of its stored measurement on this shape */
     char (*san)[256];      /* per variant: the sanitizer's verdict, "" when not run */
@@ -241,7 +177,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
         snprintf(why, sizeof why, "%s", msg);
         return fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
     }
-    cJSON *job = job_json(o, g, sc->cat, sc->todo, sc->cat->n, seed);
+    cJSON *job = tb_worker_job_json(o, g, sc->cat, sc->todo, sc->cat->n, seed);
     tb_wire_send(p.in_fd, job);
     cJSON_Delete(job);
     tb_proc_close_input(&p);
@@ -257,14 +193,14 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
         int r = tb_proc_next(&p, deadline, &tb_sweep_stop, &line);
         if (r == -2) {
             tb_proc_kill(&p);
-            wait_context_gone(p.pid, sc->rep);
+            tb_worker_wait_context_gone(p.pid, sc->rep);
             tb_proc_free(&p);
             return TB_EINTR;
         }
         if (r == -1) {
             tb_proc_kill(&p);
             killed = 1;
-            wait_context_gone(p.pid, sc->rep);
+            tb_worker_wait_context_gone(p.pid, sc->rep);
             if (current >= 0) {
                 tb_measurement m;
                 tb_measurement_init(&m);
@@ -294,7 +230,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             ready = 1;
             deadline = tb_now() + o->timeout_s;
         } else if (strcmp(type, "begin") == 0) {
-            current = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
+            current = tb_worker_job_find_variant(sc->cat, tb_json_str(obj, "variant", ""));
             /* variants take turns: each has its own limit, from its own first launch */
             per_launch_s = current >= 0 && est[current] > 0
                 ? fmax(o->timeout_s, o->watchdog_factor * est[current]) : o->timeout_s;
@@ -309,7 +245,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
         } else if (strcmp(type, "progress") == 0) {
             deadline = tb_now() + per_launch_s;
         } else if (strcmp(type, "result") == 0) {
-            int vi = find_variant(sc->cat, tb_json_str(obj, "variant", ""));
+            int vi = tb_worker_job_find_variant(sc->cat, tb_json_str(obj, "variant", ""));
             tb_measurement m;
             if (vi >= 0 && sc->todo[vi] &&
                 tb_wire_measurement_from_json(obj, &m, msg, len) == TB_OK) {
@@ -336,7 +272,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
         char how[128], last[300], why[TB_TEXT_LEN];
         tb_proc_describe_exit(&p, how, sizeof how);
         tb_proc_last_log_line(&p, last, sizeof last);
-        wait_context_gone(p.pid, sc->rep);
+        tb_worker_wait_context_gone(p.pid, sc->rep);
         if (current >= 0) {
             tb_measurement m;
             tb_measurement_init(&m);
@@ -384,7 +320,7 @@ static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_ge
     }
     int *one = calloc(cat->n, sizeof *one);
     one[vi] = 1;
-    cJSON *job = job_json(o, g, cat, one, cat->n, seed);
+    cJSON *job = tb_worker_job_json(o, g, cat, one, cat->n, seed);
     free(one);
     cJSON_AddNumberToObject(job, "validate_only", 1);
     cJSON_ReplaceItemInObject(job, "trials", cJSON_CreateNumber(2));
@@ -416,115 +352,8 @@ static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_ge
                  firstline[0] ? ": " : "", firstline);
         *bad = nerr > 0;
     }
-    wait_context_gone(p.pid, &(tb_sweep_report){ 0 });
+    tb_worker_wait_context_gone(p.pid, &(tb_sweep_report){ 0 });
     tb_proc_free(&p);
-}
-
-/* Metrics and kernel resources of one variant's record from the counters worker. */
-static int store_metrics(tb_store *st, int64_t mid, const cJSON *rec, char *msg, size_t len)
-{
-    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(rec, "metrics"), *it;
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(rec, "resources");
-    size_t n = (size_t)cJSON_GetArraySize(ms) + 8 * (size_t)cJSON_GetArraySize(rs) + 1, k = 0;
-    tb_metric *m = calloc(n, sizeof *m);
-    if (!m) return TB_ENOMEM;
-    /* provenance: the counters came from this process, never the one that timed */
-    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rec, "pid"))) {
-        tb_metric *x = &m[k++];
-        snprintf(x->name, sizeof x->name, "tb.counters_pid");
-        snprintf(x->unit, sizeof x->unit, "pid");
-        x->value = tb_json_num(rec, "pid", NAN);
-        x->available = 1;
-    }
-    cJSON_ArrayForEach(it, ms) {
-        tb_metric *x = &m[k++];
-        snprintf(x->name, sizeof x->name, "%s", tb_json_str(it, "name", "?"));
-        snprintf(x->unit, sizeof x->unit, "%s", tb_json_str(it, "unit", ""));
-        x->available = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "available"));
-        x->value = x->available ? tb_json_num(it, "value", NAN) : NAN;
-        snprintf(x->reason, sizeof x->reason, "%s", tb_json_str(it, "reason", ""));
-    }
-    /* kernel resources as metrics "kernelI.<what>"; the kernel's name is in the reason of
-     * its "kernelI.registers_per_thread" row */
-    int ki = 0;
-    cJSON_ArrayForEach(it, rs) {
-        struct { const char *what, *key, *unit; } f[] = {
-            { "registers_per_thread", "regs", "registers" }, { "static_smem", "static_smem", "bytes" },
-            { "dynamic_smem", "dynamic_smem", "bytes" }, { "local_per_thread", "local_per_thread", "bytes" },
-            { "launches", "count", "" } };
-        for (size_t q = 0; q < sizeof f / sizeof f[0] && k < n; q++) {
-            tb_metric *x = &m[k++];
-            snprintf(x->name, sizeof x->name, "kernel%d.%s", ki, f[q].what);
-            snprintf(x->unit, sizeof x->unit, "%s", f[q].unit);
-            x->value = tb_json_num(it, f[q].key, NAN);
-            x->available = !isnan(x->value);
-            if (q == 0) snprintf(x->reason, sizeof x->reason, "%s", tb_json_str(it, "name", ""));
-        }
-        ki++;
-    }
-    int rc = tb_store_put_metrics(st, mid, m, k, msg, len);
-    free(m);
-    return rc;
-}
-
-/* The counter pass of a shape (--metrics): one `tilebench-worker counters` process, never
- * the timing ones, for every variant that was measured; its records go to the metrics of
- * those measurements. A counter worker that dies costs only the metrics. */
-static int counters_pass(tb_store *st, const char *worker, const tb_sweep_opts *o,
-                         const tb_gemm *g, const tb_catalog *cat, const int64_t *mid,
-                         uint64_t seed, const tb_sweep_report *rep, char *msg, size_t len)
-{
-    int *all = calloc(cat->n ? cat->n : 1, sizeof *all);
-    for (size_t i = 0; i < cat->n; i++) all[i] = mid[i] > 0;
-    cJSON *job = job_json(o, g, cat, all, cat->n, seed);
-    free(all);
-    cJSON *ma = cJSON_AddArrayToObject(job, "metrics");
-    char *copy = strdup(o->metrics), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        cJSON_AddItemToArray(ma, cJSON_CreateString(t));
-    free(copy);
-    char *argv[] = { (char *)"tilebench-worker", (char *)"counters", NULL };
-    tb_proc p;
-    int rc = tb_proc_start(&p, worker, argv, msg, len);
-    if (rc) { cJSON_Delete(job); return TB_OK; }
-    tb_wire_send(p.in_fd, job);
-    cJSON_Delete(job);
-    tb_proc_close_input(&p);
-    char *line;
-    int r, done_ok = 0;
-    while ((r = tb_proc_next(&p, tb_now() + 300.0, &tb_sweep_stop, &line)) == 1) {
-        cJSON *rec = cJSON_Parse(line);
-        free(line);
-        if (!rec) continue;
-        const char *type = tb_json_str(rec, "type", "");
-        if (!strcmp(type, "metrics")) {
-            int vi = find_variant(cat, tb_json_str(rec, "variant", ""));
-            if (vi >= 0 && mid[vi] > 0) {
-                char m2[TB_MSG_LEN];
-                if (store_metrics(st, mid[vi], rec, m2, sizeof m2) != TB_OK && rep->warning)
-                    rep->warning(rep->ctx, m2);
-            }
-        } else if (!strcmp(type, "done")) {
-            done_ok = 1;
-        } else if (!strcmp(type, "fatal") && rep->warning) {
-            char w[TB_MSG_LEN];
-            snprintf(w, sizeof w, "counters: %s", tb_json_str(rec, "error", "?"));
-            rep->warning(rep->ctx, w);
-        }
-        cJSON_Delete(rec);
-    }
-    if (r != 0) tb_proc_kill(&p);
-    tb_proc_wait(&p, 30.0);
-    if (!done_ok && rep->warning) {
-        char how[128], w[256];
-        tb_proc_describe_exit(&p, how, sizeof how);
-        snprintf(w, sizeof w, "the counter pass of %lldx%lldx%lld ended early (%s): some metrics "
-                 "are missing", (long long)g->m, (long long)g->n, (long long)g->k, how);
-        rep->warning(rep->ctx, w);
-        wait_context_gone(p.pid, rep);
-    }
-    tb_proc_free(&p);
-    return r == -2 ? TB_EINTR : TB_OK;
 }
 
 int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
@@ -565,7 +394,7 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
                 rc = fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
         }
         if (rc == TB_OK && o->metrics[0])
-            rc = counters_pass(st, worker, o, &g, cat, mid, seed, rep, msg, len);
+            rc = tb_sweep_counters_pass(st, worker, o, &g, cat, mid, seed, rep, msg, len);
     }
     free(todo);
     free(san);

@@ -1,5 +1,5 @@
-/* store.h - the SQLite store: schema, migrations, transactions. The only file that includes
- * sqlite3.h is store.c; nothing else writes the database.
+/* store.h - the SQLite store: schema, migrations, transactions. Only the files of
+ * harness/store/ include sqlite3.h (store_int.h lists them); nothing else writes the database.
  *
  * Every function returns TB_OK or a TB_E* code and fills msg (see tb.h). On failure nothing
  * was committed by that call. The store never prints.

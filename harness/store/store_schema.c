@@ -1,0 +1,468 @@
+/* store_schema.c - the schema of the store and the life of a connection (see store.h,
+ * docs/schema.md; the invariants of the whole store are in store_int.h). Owns the migrations[]
+ * array (the schema's whole history), the tables each version must have, and opening a file:
+ * the checks that run before anything is written (inspect), migrating, the pragmas, closing.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L   /* strcasecmp, mkdir */
+#endif
+#include "store/store_int.h"
+#include "store/store.h"
+#include "common/tb.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* PRAGMA application_id of a tilebench database: "tilb" in ASCII. */
+#define TB_APPLICATION_ID 0x74696C62
+
+#define BUSY_TIMEOUT_MS 10000
+
+/* ---- schema -------------------------------------------------------------------------------
+ * migrations[i] takes user_version i to i + 1 and ends by setting it; each runs in its own
+ * transaction. Only ever append: a step, once released, is never edited (a database made by
+ * it exists somewhere). TB_SCHEMA_VERSION must equal the number of steps. */
+static const char *const migrations[] = {
+    /* 1: the base tables */
+    "PRAGMA application_id = 1953066082;\n" /* TB_APPLICATION_ID */
+    "CREATE TABLE runs (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  started_at    TEXT NOT NULL,\n"
+    "  ended_at      TEXT,\n"
+    "  command_line  TEXT,\n"
+    "  git_sha       TEXT,\n"
+    "  version       TEXT,\n"
+    "  status        TEXT NOT NULL,\n"
+    "  options_json  TEXT\n"
+    ");\n"
+    "CREATE TABLE environment (\n"
+    "  run_id               INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  gpu_name             TEXT,\n"
+    "  gpu_uuid             TEXT,\n"
+    "  pci_bus_id           TEXT,\n"
+    "  cc_major             INTEGER,\n"
+    "  cc_minor             INTEGER,\n"
+    "  sm_count             INTEGER,\n"
+    "  l2_bytes             INTEGER,\n"
+    "  mem_bytes            INTEGER,\n"
+    "  sm_clock_max_mhz     INTEGER,\n"
+    "  sm_clock_mhz         INTEGER,\n"
+    "  mem_clock_mhz        INTEGER,\n"
+    "  power_limit_mw       INTEGER,\n"
+    "  driver_version       TEXT,\n"
+    "  cuda_driver_version  INTEGER,\n"
+    "  cuda_runtime_version INTEGER,\n"
+    "  cublas_version       INTEGER,\n"
+    "  cupti_version        INTEGER,\n"
+    "  hostname             TEXT,\n"
+    "  os                   TEXT,\n"
+    "  extra_json           TEXT\n"
+    ");\n"
+    "CREATE TABLE variants (\n"
+    "  id             INTEGER PRIMARY KEY,\n"
+    "  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  name           TEXT NOT NULL,\n"
+    "  family         TEXT,\n"
+    "  params_json    TEXT,\n"
+    "  sass           TEXT,\n"
+    "  file           TEXT,\n"
+    "  sha256         TEXT,\n"
+    "  variant_index  INTEGER,\n"
+    "  UNIQUE (run_id, name)\n"
+    ");\n"
+    "CREATE TABLE problems (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  op       TEXT NOT NULL,\n"
+    "  m        INTEGER NOT NULL,\n"
+    "  n        INTEGER NOT NULL,\n"
+    "  k        INTEGER NOT NULL,\n"
+    "  batch    INTEGER NOT NULL,\n"
+    "  dtypes   TEXT NOT NULL,\n"
+    "  layouts  TEXT NOT NULL,\n"
+    "  lda      INTEGER NOT NULL,\n"
+    "  ldb      INTEGER NOT NULL,\n"
+    "  ldc      INTEGER NOT NULL,\n"
+    "  ldd      INTEGER NOT NULL,\n"
+    "  alpha    REAL NOT NULL,\n"
+    "  beta     REAL NOT NULL,\n"
+    "  label    TEXT,\n"
+    "  UNIQUE (op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha, beta)\n"
+    ");\n"
+    "CREATE TABLE measurements (\n"
+    "  id               INTEGER PRIMARY KEY,\n"
+    "  run_id           INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  variant_id       INTEGER NOT NULL REFERENCES variants(id) ON DELETE CASCADE,\n"
+    "  problem_id       INTEGER NOT NULL REFERENCES problems(id),\n"
+    "  status           TEXT NOT NULL,\n"
+    "  disposition      TEXT NOT NULL,\n"
+    "  reason           TEXT,\n"
+    "  rule             TEXT,\n"
+    "  trials           INTEGER,\n"
+    "  max_abs_err      REAL,\n"
+    "  rel_fro_err      REAL,\n"
+    "  n_bad            INTEGER,\n"
+    "  n_nonfinite      INTEGER,\n"
+    "  atol             REAL,\n"
+    "  rtol             REAL,\n"
+    "  method           TEXT,\n"
+    "  stop_reason      TEXT,\n"
+    "  n_samples        INTEGER,\n"
+    "  warmup           INTEGER,\n"
+    "  median_ms        REAL,\n"
+    "  mean_ms          REAL,\n"
+    "  stdev_ms         REAL,\n"
+    "  min_ms           REAL,\n"
+    "  max_ms           REAL,\n"
+    "  rse              REAL,\n"
+    "  tflops           REAL,\n"
+    "  clock_mhz        REAL,\n"
+    "  first_launch_ms  REAL,\n"
+    "  workspace_bytes  INTEGER,\n"
+    "  describe         TEXT,\n"
+    "  extra_json       TEXT\n"
+    ");\n"
+    "CREATE INDEX measurements_run_problem ON measurements (run_id, problem_id);\n"
+    "CREATE INDEX measurements_variant ON measurements (variant_id);\n"
+    "CREATE TABLE samples (\n"
+    "  measurement_id  INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,\n"
+    "  idx             INTEGER NOT NULL,\n"
+    "  ms              REAL,\n"
+    "  clock_mhz       REAL,\n"
+    "  PRIMARY KEY (measurement_id, idx)\n"
+    ") WITHOUT ROWID;\n"
+    "PRAGMA user_version = 1;\n",
+
+    /* 2: hardware counters (CUPTI) per measurement */
+    "CREATE TABLE metrics (\n"
+    "  id              INTEGER PRIMARY KEY,\n"
+    "  measurement_id  INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,\n"
+    "  name            TEXT NOT NULL,\n"
+    "  value           REAL,\n"
+    "  unit            TEXT,\n"
+    "  available       INTEGER NOT NULL DEFAULT 1 CHECK (available IN (0, 1)),\n"
+    "  reason          TEXT,\n"
+    "  UNIQUE (measurement_id, name)\n"
+    ");\n"
+    "PRAGMA user_version = 2;\n",
+
+    /* 3: the roofline ceilings measured by doctor --calibrate, per GPU */
+    "CREATE TABLE calibration (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  created_at    TEXT NOT NULL,\n"
+    "  gpu_uuid      TEXT NOT NULL,\n"
+    "  gpu_name      TEXT,\n"
+    "  dram_gbps     REAL,\n"
+    "  copy_bytes    INTEGER,\n"
+    "  gemm_tflops   REAL,\n"
+    "  gemm_shape    TEXT,\n"
+    "  sm_clock_mhz  REAL,\n"
+    "  method        TEXT\n"
+    ");\n"
+    "CREATE INDEX calibration_gpu ON calibration (gpu_uuid COLLATE NOCASE, id);\n"
+    "PRAGMA user_version = 3;\n",
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
+               "TB_SCHEMA_VERSION must equal the number of migration steps");
+
+/* The tables that a database of version v must have: tables[i] appears at version i + 1. */
+static const char *const tables_v1[] = {"runs", "environment", "variants", "problems",
+                                        "measurements", "samples", NULL};
+static const char *const tables_v2[] = {"metrics", NULL};
+static const char *const tables_v3[] = {"calibration", NULL};
+static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3};
+_Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
+               "one table list per schema version");
+
+/* One integer from a constant PRAGMA. Returns the sqlite code; *v set on SQLITE_OK. */
+static int pragma_int(sqlite3 *db, const char *pragma, int *v)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, pragma, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *v = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- open, check, migrate ----------------------------------------------------------------- */
+
+/* create = 1: make the parent directory of path if it is missing (one level, like results/). */
+static int make_parent(const char *path, char *msg, size_t len)
+{
+    char dir[TB_PATH_LEN];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return TB_OK;
+    *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return tb_fail(msg, len, TB_EIO, "cannot create '%s': '%s' is not a directory",
+                           path, dir);
+        return TB_OK;
+    }
+    if (errno != ENOENT || (mkdir(dir, 0777) != 0 && errno != EEXIST))
+        return tb_fail(msg, len, TB_EIO, "cannot create directory '%s': %s", dir,
+                       strerror(errno));
+    return TB_OK;
+}
+
+/* Reads (never writes) what is on disk and decides whether this build may use it.
+ * Sets *version to the file's user_version. */
+static int inspect(tb_store *s, int create, int target, int *version, char *msg, size_t len)
+{
+    /* Reading the schema reads page 1 and sqlite_master: a file that is not a database, or
+     * is damaged at the root, fails here and not at the first write. */
+    sqlite3_stmt *st = NULL;
+    char foreign[TB_NAME_LEN] = "";
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                                "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                                -1, &st, NULL);
+    int n_tables = 0;
+    if (rc == SQLITE_OK) {
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            if (n_tables++ == 0) COL_TEXT(st, 0, foreign);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK) {
+        int code = sqlite3_errcode(s->db);
+        int r;
+        if (code == SQLITE_NOTADB)
+            r = tb_fail(msg, len, TB_EDB, "'%s' is not a tilebench database: %s", s->path,
+                        sqlite3_errmsg(s->db));
+        else if (code == SQLITE_CORRUPT)
+            r = tb_fail(msg, len, TB_EDB, "'%s' is damaged: %s", s->path,
+                        sqlite3_errmsg(s->db));
+        else
+            r = tb_fail(msg, len, TB_EDB, "cannot read '%s': %s", s->path,
+                        sqlite3_errmsg(s->db));
+        sqlite3_finalize(st);
+        return r;
+    }
+    sqlite3_finalize(st);
+
+    int uv = 0, app = 0;
+    if (pragma_int(s->db, "PRAGMA user_version", &uv) != SQLITE_OK ||
+        pragma_int(s->db, "PRAGMA application_id", &app) != SQLITE_OK)
+        return tb_fail(msg, len, TB_EDB, "cannot read '%s': %s", s->path,
+                       sqlite3_errmsg(s->db));
+    *version = uv;
+
+    if (uv > TB_SCHEMA_VERSION)
+        return tb_fail(msg, len, TB_EDB,
+                       "'%s' has schema version %d, newer than this tilebench (%d): "
+                       "upgrade tilebench", s->path, uv, TB_SCHEMA_VERSION);
+    if (uv < 0)
+        return tb_fail(msg, len, TB_EDB, "'%s' is not a tilebench database: schema version %d",
+                       s->path, uv);
+    if (uv == 0) {
+        /* Never write into someone else's database. */
+        if (n_tables > 0)
+            return tb_fail(msg, len, TB_EDB,
+                           "'%s' is not a tilebench database: it has a table '%s' and no "
+                           "tilebench schema", s->path, foreign);
+        if (app != 0 && app != TB_APPLICATION_ID)
+            return tb_fail(msg, len, TB_EDB,
+                           "'%s' is not a tilebench database: application id 0x%08x",
+                           s->path, (unsigned)app);
+        if (!create || s->read_only)
+            return tb_fail(msg, len, TB_EDB, "'%s' is empty: no tilebench database in it yet",
+                           s->path);
+        return TB_OK;
+    }
+    if (app != TB_APPLICATION_ID)
+        return tb_fail(msg, len, TB_EDB,
+                       "'%s' is not a tilebench database: application id 0x%08x", s->path,
+                       (unsigned)app);
+    /* A tilebench file of version uv must have every table of versions 1..uv. */
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                           "AND name = ?", -1, &st, NULL) != SQLITE_OK)
+        return tb_fail(msg, len, TB_EDB, "cannot read '%s': %s", s->path,
+                       sqlite3_errmsg(s->db));
+    for (int v = 1; v <= uv; v++) {
+        for (const char *const *t = tables_at[v - 1]; *t; t++) {
+            sqlite3_bind_text(st, 1, *t, -1, SQLITE_STATIC);
+            int found = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+            sqlite3_reset(st);
+            if (!found) {
+                sqlite3_finalize(st);
+                return tb_fail(msg, len, TB_EDB,
+                               "'%s' is not a valid tilebench database: table '%s' of schema "
+                               "version %d is missing", s->path, *t, v);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    if (uv < target && s->read_only)
+        return tb_fail(msg, len, TB_EDB,
+                       "'%s' has schema version %d, older than this tilebench (%d): run a "
+                       "command that writes to it (such as sweep) to migrate it first",
+                       s->path, uv, target);
+    return TB_OK;
+}
+
+/* Applies steps from..target, one transaction each. The version is read again under the
+ * write lock, so two processes opening one new file do not both run a step. */
+static int migrate(tb_store *s, int from, int target, char *msg, size_t len)
+{
+    for (int v = from + 1; v <= target; v++) {
+        int rc = tbs_tx_begin(s, msg, len, "begin a migration");
+        if (rc) return rc;
+        int cur = 0;
+        if (pragma_int(s->db, "PRAGMA user_version", &cur) != SQLITE_OK) {
+            rc = tbs_db_fail(s, msg, len, "read the schema version");
+            tbs_tx_rollback(s);
+            return rc;
+        }
+        if (cur < v) {
+            char *err = NULL;
+            if (sqlite3_exec(s->db, migrations[v - 1], NULL, NULL, &err) != SQLITE_OK) {
+                rc = tb_fail(msg, len, TB_EDB, "cannot migrate '%s' to schema version %d: %s",
+                             s->path, v, err ? err : sqlite3_errmsg(s->db));
+                sqlite3_free(err);
+                tbs_tx_rollback(s);
+                return rc;
+            }
+        }
+        rc = tbs_tx_commit(s, msg, len, "commit a migration");
+        if (rc) return rc;
+    }
+    return TB_OK;
+}
+
+static int set_pragmas(tb_store *s, char *msg, size_t len)
+{
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
+        return tbs_db_fail(s, msg, len, "enable foreign keys");
+    if (s->read_only) {
+        if (sqlite3_exec(s->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK)
+            return tbs_db_fail(s, msg, len, "set query_only");
+        return TB_OK;
+    }
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) == SQLITE_OK
+             && sqlite3_step(st) == SQLITE_ROW;
+    char mode[16] = "";
+    if (ok) COL_TEXT(st, 0, mode);
+    int rc = ok ? TB_OK : tbs_db_fail(s, msg, len, "enable WAL");
+    sqlite3_finalize(st);
+    if (rc) return rc;
+    if (strcasecmp(mode, "wal") != 0)
+        return tb_fail(msg, len, TB_EDB, "cannot enable WAL in '%s': journal mode stays '%s'",
+                       s->path, mode);
+    return TB_OK;
+}
+
+static int store_open(const char *path, int create, int read_only, int target, tb_store **out,
+                      char *msg, size_t len)
+{
+    *out = NULL;
+    if (!path || !*path) return tb_fail(msg, len, TB_EUSAGE, "no database path given");
+    if (strlen(path) >= TB_PATH_LEN)
+        return tb_fail(msg, len, TB_EUSAGE, "database path too long: '%.64s...'", path);
+    if (read_only) create = 0;
+
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (!exists) {
+        if (errno != ENOENT)
+            return tb_fail(msg, len, TB_EDB, "cannot open '%s': %s", path, strerror(errno));
+        if (!create) return tb_fail(msg, len, TB_EDB, "cannot open '%s': no such file", path);
+        int rc = make_parent(path, msg, len);
+        if (rc) return rc;
+    } else if (S_ISDIR(st.st_mode)) {
+        return tb_fail(msg, len, TB_EDB, "cannot open '%s': is a directory", path);
+    }
+
+    tb_store *s = calloc(1, sizeof *s);
+    if (!s) return tb_fail(msg, len, TB_ENOMEM, "cannot open '%s': out of memory", path);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    s->read_only = read_only;
+
+    /* read_only opens read-write too, then sets query_only: a SQLITE_OPEN_READONLY
+     * connection to a WAL database cannot remove the -wal and -shm it makes, and would leave
+     * them beside a file it refused. (SQLite itself falls back to reading only when the
+     * file is write-protected.) */
+    int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+    /* This libsqlite3 may read "file:..." as a URI and ":memory:" as no file at all; a
+     * name without a slash gets "./" so that SQLite opens the file that stat() saw. */
+    char name[TB_PATH_LEN + 2];
+    snprintf(name, sizeof name, "%s%s", strchr(path, '/') ? "" : "./", path);
+    int rc;
+    if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK) {
+        rc = tb_fail(msg, len, TB_EDB, "cannot open '%s': %s", path,
+                     s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto err;
+    }
+    sqlite3_extended_result_codes(s->db, 0);
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+
+    rc = inspect(s, create, target, &s->found_version, msg, len);
+    if (rc) goto err;
+    /* from here on the file is known to be ours (or empty) and writing is allowed */
+    if (!read_only && sqlite3_db_readonly(s->db, "main") == 1) {
+        rc = tb_fail(msg, len, TB_EDB, "cannot open '%s' for writing: the file is read-only",
+                     path);
+        goto err;
+    }
+    rc = set_pragmas(s, msg, len);
+    if (rc) goto err;
+    if (!read_only) {
+        rc = migrate(s, s->found_version, target, msg, len);
+        if (rc) goto err;
+    }
+    *out = s;
+    return TB_OK;
+err:
+    tb_store_close(s);
+    return rc;
+}
+
+int tb_store_open(const char *path, int create, int read_only, tb_store **out, char *msg,
+                  size_t len)
+{
+    return store_open(path, create, read_only, TB_SCHEMA_VERSION, out, msg, len);
+}
+
+int tb_store_create_at_version(const char *path, int version, char *msg, size_t len)
+{
+    if (version < 1 || version > TB_SCHEMA_VERSION)
+        return tb_fail(msg, len, TB_EUSAGE, "schema version %d out of range (1..%d)", version,
+                       TB_SCHEMA_VERSION);
+    struct stat st;
+    if (path && stat(path, &st) == 0)
+        return tb_fail(msg, len, TB_EUSAGE, "cannot create '%s': it already exists", path);
+    tb_store *s = NULL;
+    int rc = store_open(path, 1, 0, version, &s, msg, len);
+    tb_store_close(s);
+    return rc;
+}
+
+void tb_store_close(tb_store *s)
+{
+    if (!s) return;
+    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(s->stmt[i]);
+    sqlite3_close(s->db);   /* the last connection checkpoints and removes -wal and -shm */
+    free(s);
+}
+
+int tb_store_found_version(const tb_store *s)
+{
+    return s ? s->found_version : -1;
+}

@@ -1,0 +1,112 @@
+/* state.h - the state the steps of `tilebench-worker measure` share, private to worker/: a
+ * job's variant (job_variant), what one launch of a variant needs (launch_ctx), the worker's
+ * state over the whole job (worker) and one variant's over its steps (vstate), and the
+ * tuning of the method choice, the confirming pass and the low-clock count. No code goes
+ * with it, and it includes none of the steps' headers: every step file includes it (the
+ * order of the steps: worker.c).
+ * A step on one variant returns 0 when the variant goes on, 1 when its result is final
+ * (unsupported, error, crashed, invalid: its measurement says why), 2 when the context is
+ * lost (the worker sends the result and ends: tbw_lost_exit, result.h). */
+#ifndef TB_WORKER_STATE_H
+#define TB_WORKER_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "tilebench/variant.h"
+#include "common/record.h"
+#include "common/nvml.h"
+#include "common/stop.h"
+#include "device/tbdev.h"
+#include "reference/ref.h"
+#include "worker/measure.h"
+#include "worker/validate.h"
+
+typedef struct job_variant {
+    const tb_variant *v;
+    char name[TB_NAME_LEN];
+    char file[TB_PATH_LEN];
+    int index;
+} job_variant;
+
+typedef struct launch_ctx {
+    const tb_variant *v;
+    void *state;
+    tb_problem prob;
+    tb_buffers io;
+    void *ws;
+    size_t ws_bytes;
+    tb_buffers *sets;      /* the graph method's input sets, or NULL */
+} launch_ctx;
+
+#define TB_GRAPH_BELOW_MS 0.1    /* auto: kernels under this use a batched method */
+#define TB_GRAPH_TARGET_MS 2.0   /* a graph or stream sample lasts about this long */
+#define TB_STREAM_MAX_REPS 512   /* a stream sample queues at most this many launches behind
+                                    the blocking kernel (the launch queue must not fill) */
+#define TB_CONFIRM_TOP 3         /* the confirming pass takes the best this many */
+/* a sample under this x the max SM clock is "low clock": nvbench's default fraction. Not 0.90:
+ * measured over the sample (clock stamps), a big GEMM on the H100 runs at 0.76-0.81 x the
+ * maximum with no throttle reason set, and every one of its samples would be flagged */
+#define TB_LOW_CLOCK_FRAC 0.75
+
+typedef struct worker {
+    int device;
+    cudaStream_t s;
+    tb_ref *ref;
+    tb_gemm g;
+    tb_val_bufs vb;
+    tb_measure_dev md;
+    tb_init_dist dist;
+    uint64_t seed;
+    int trials;
+    int validate_only;   /* one trial, no timing: the --sanitize pass */
+    int warmup;
+    char stop_spec[512];
+    char method[8];      /* auto | cold | graph | stream */
+    int l2_hot;          /* --l2 hot: no flush, one input set */
+    int profile;         /* --profile: no blocking kernel */
+    int energy;          /* measure joules per launch (default 1) */
+    double pace;         /* rest pace x each sample's wall time after it (default 0) */
+    char profiler[128];  /* why the blocking kernel is off, "" when on */
+    tb_environment env;
+    tb_buffers *sets;    /* graph input sets, allocated on first use */
+    int nsets;
+    double base_cold, base_graph;   /* hidden-work baselines */
+    double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */
+    double noop_ms;      /* what events around one empty kernel read (stored, information) */
+    tb_nvml_dev *nvml;
+    cudaStream_t side;   /* the stream-discipline check's second stream, made on first use */
+    unsigned long long *held_words;   /* its three counts */
+} worker;
+
+typedef struct vstate {
+    job_variant *jv;
+    launch_ctx lc;
+    tb_measurement m;
+    int use_naive;
+    uint64_t seeds[3], hseed;
+    int ntr;
+    int active;          /* validated and being timed */
+    int sampling;        /* still taking samples in the current pass */
+    int sent;            /* its result went out */
+    char method[8];
+    char method_note[160];
+    cudaGraphExec_t graph;
+    int reps;            /* launches per sample of the graph or stream method; 0: cold */
+    tb_stop *stop;
+    double *ms, *wall, *clk;
+    int n, cap, block_timeouts;
+    double elapsed_s;
+    char stop_why[96];
+    double confirm_median;
+    int confirmed;       /* -1 not in the confirming pass, 0 lost it, 1 kept it */
+    double energy_j, power_w;
+    int energy_launches;
+    double first_wall_ms;   /* device-synchronised wall time of the last validated launch */
+    double est_wall_ms;     /* ... of the first one */
+    double last_event_ms;   /* event time of the last validated launch */
+    double held_event_ms;   /* event time of the stream-discipline launch (no host gap); NaN */
+    int short_kernel;       /* its estimate is under TB_GRAPH_BELOW_MS */
+} vstate;
+
+#endif
