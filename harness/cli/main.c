@@ -35,6 +35,15 @@ static void usage(FILE *f)
         "  tilebench export --format csv --output results.csv\n");
 }
 
+/* Every subcommand, in the order --help lists them. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv, const tb_paths *paths);
+} commands[] = {
+    { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
+    { "export", cmd_export }, { "doctor", cmd_doctor },
+};
+
 int main(int argc, char **argv)
 {
     tb_paths paths;
@@ -49,11 +58,8 @@ int main(int argc, char **argv)
         printf("tilebench %s (variant ABI %u)\n", TB_VERSION, 1u);
         return 0;
     }
-    if (!strcmp(c, "list")) return cmd_list(argc - 1, argv + 1, &paths);
-    if (!strcmp(c, "sweep")) return cmd_sweep(argc - 1, argv + 1, &paths);
-    if (!strcmp(c, "show")) return cmd_show(argc - 1, argv + 1, &paths);
-    if (!strcmp(c, "export")) return cmd_export(argc - 1, argv + 1, &paths);
-    if (!strcmp(c, "doctor")) return cmd_doctor(argc - 1, argv + 1, &paths);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
     return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor)", c);
 }
