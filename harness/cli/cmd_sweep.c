@@ -4,9 +4,8 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
+#include "cli/run.h"
 #include "driver/catalog.h"
-#include "driver/sass.h"
 #include "common/stop.h"
 #include "report/show.h"
 #include "store/store.h"
@@ -22,10 +21,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef TB_GIT_SHA
-#define TB_GIT_SHA ""
-#endif
 
 static void help(void)
 {
@@ -120,12 +115,6 @@ static void stop_spec(sweep_cli *c)
         size_t l = strlen(s);
         snprintf(s + l, n - l, "%c%s=%g", strchr(s, ':') ? ',' : ':', add[i].key, add[i].v);
     }
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    tb_sweep_stop = 1;
 }
 
 /* ---- options <-> JSON (stored in the run, for --resume) ------------------------------ */
@@ -328,21 +317,6 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     return 0;
 }
 
-static void join_argv(int argc, char **argv, char *buf, size_t len)
-{
-    size_t at = (size_t)snprintf(buf, len, "tilebench");
-    for (int i = 0; i < argc && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, " %s", argv[i]);
-}
-
-static void iso_now(char *buf, size_t n)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 {
     sweep_cli c;
@@ -412,49 +386,13 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 
     /* 2. a GPU */
     tb_environment env;
-    char devspec[80];
-    if (c.o.device_uuid[0]) snprintf(devspec, sizeof devspec, "%s", c.o.device_uuid);
-    else snprintf(devspec, sizeof devspec, "%d", c.o.device);
-    rc = tb_sweep_probe_env(paths->worker, devspec, &env, msg, sizeof msg);
-    if (rc) return tb_cli_error("sweep needs an NVIDIA GPU: %s (list, show, export and doctor "
-                                "work without one)", msg);
-    {
-        cJSON *x = cJSON_Parse(env.extra_json);
-        const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
-        int others = cJSON_IsNumber(op) ? op->valueint : 0;
-        char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
-        if (others > 0 && c.o.exclusive) {
-            tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
-                         others, others == 1 ? "" : "es", others == 1 ? "s" : "", env.gpu_name,
-                         pids ? pids : "?");
-            cJSON_free(pids);
-            cJSON_Delete(x);
-            return TB_EXIT_USAGE;
-        }
-        if (others > 0)
-            tb_cli_warn("%d other process%s use%s the GPU (pids %s): figures may be disturbed "
-                        "(--exclusive refuses)", others, others == 1 ? "" : "es",
-                        others == 1 ? "s" : "", pids ? pids : "?");
-        cJSON_free(pids);
-        cJSON_Delete(x);
-    }
+    if ((rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
 
     /* 3. the variants: probe, select, SASS for this GPU */
     tb_catalog cat;
-    if ((rc = tb_catalog_load(&cat, paths->worker, files, nfiles, msg, sizeof msg)))
-        return tb_cli_error("%s", msg);
-    tb_strv_free(files, nfiles);
-    for (size_t i = 0; i < cat.n;) {
-        char why[256];
-        if (!tb_sass_runs_on(cat.v[i].sass, env.cc_major, env.cc_minor, why, sizeof why))
-            tb_catalog_refuse(&cat, i, why);
-        else i++;
-    }
-    for (size_t i = 0; i < cat.n_refusals; i++) tb_cli_warn("refused: %s", cat.refusals[i]);
-    if ((rc = tb_catalog_select(&cat, c.inc, c.ninc, c.exc, c.nexc, msg, sizeof msg))) {
-        tb_catalog_free(&cat);
-        return tb_cli_error("%s", msg);
-    }
+    memset(&cat, 0, sizeof cat);
+    if ((rc = tb_cli_catalog_add(paths, &cat, files, nfiles, ""))) return rc;
+    if ((rc = tb_cli_catalog_finish(&cat, &env, c.inc, c.ninc, c.exc, c.nexc))) return rc;
 
     /* 4. the store: now it may be created */
     if ((rc = tb_store_open(db, 1, 0, &st, msg, sizeof msg))) {
@@ -500,34 +438,16 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "running", msg, sizeof msg);
         if (rc) goto fail;
     } else {
-        memset(run, 0, sizeof *run);
-        iso_now(run->started_at, sizeof run->started_at);
-        join_argv(argc, argv, run->command_line, sizeof run->command_line);
-        snprintf(run->git_sha, sizeof run->git_sha, "%s", TB_GIT_SHA);
-        snprintf(run->version, sizeof run->version, "%s", TB_VERSION);
-        snprintf(run->status, sizeof run->status, "running");
         char *oj = options_json(&c, c.vp, c.nvp);
-        snprintf(run->options_json, sizeof run->options_json, "%s", oj ? oj : "{}");
+        rc = tb_cli_run_begin(st, argc, argv, oj, &cat, &run_id, msg, sizeof msg);
         cJSON_free(oj);
-        if ((rc = tb_store_run_begin(st, run, msg, sizeof msg))) goto fail;
-        run_id = run->id;
-        for (size_t i = 0; i < cat.n; i++)
-            if ((rc = tb_store_put_variant(st, run_id, &cat.v[i], msg, sizeof msg))) goto fail;
+        if (rc) goto fail;
     }
 
     /* 5. measure */
-    tb_progress r = { isatty(2) && c.progress, c.quiet, tb_progress_now_s(), 0 };
-    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status };
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (!r.tty && !c.quiet)
-        fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s\n", (long long)run_id, cat.n,
-                shapes.n, env.gpu_name);
-    rc = tb_sweep_run(st, run_id, paths->worker, &c.o, &cat, &shapes, skip, &rep, msg, sizeof msg);
-    tb_progress_clear(&r);
+    double took = 0;
+    rc = tb_cli_run_measure(st, run_id, paths, &c.o, &cat, &shapes, skip, c.progress, c.quiet,
+                            env.gpu_name, &took, msg, sizeof msg);
     if (rc == TB_EINTR) {
         tb_store_run_end(st, run_id, "interrupted", msg, sizeof msg);
         fprintf(stderr, "tilebench: interrupted; finish with: tilebench sweep --db %s --resume %lld\n",
@@ -538,7 +458,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     if (rc) goto fail;
     if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
     if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
-    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, tb_progress_now_s() - r.t0);
+    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, took);
     tb_store_close(st);
     tb_catalog_free(&cat);
     tb_shapes_free(&shapes);

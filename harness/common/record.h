@@ -59,6 +59,8 @@ typedef struct tb_variant_info {
     char    file[TB_PATH_LEN];
     char    sha256[65];         /* hex of the library file */
     int     index;              /* index passed to the entry symbol */
+    char    ns[16];             /* the library set it came from ("base", "head" in a gate), or
+                                   "": name is then "ns:" + the library's own name */
 } tb_variant_info;
 
 /* One GEMM problem (the sweep's "shape"). */

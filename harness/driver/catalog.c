@@ -89,7 +89,12 @@ static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
 {
     tb_variant_info vi;
     memset(&vi, 0, sizeof vi);
-    snprintf(vi.name, sizeof vi.name, "%s", tb_json_str(vo, "name", ""));
+    if (c->ns[0]) {
+        snprintf(vi.ns, sizeof vi.ns, "%s", c->ns);
+        snprintf(vi.name, sizeof vi.name, "%s:%s", c->ns, tb_json_str(vo, "name", ""));
+    } else {
+        snprintf(vi.name, sizeof vi.name, "%s", tb_json_str(vo, "name", ""));
+    }
     snprintf(vi.family, sizeof vi.family, "%s", tb_json_str(vo, "family", ""));
     snprintf(vi.sass, sizeof vi.sass, "%s", tb_json_str(vo, "sass", ""));
     snprintf(vi.params_json, sizeof vi.params_json, "%s", tb_json_str(vo, "params", "{}"));
@@ -179,18 +184,37 @@ int tb_catalog_load(tb_catalog *c, const char *worker, char **files, size_t nfil
                     char *msg, size_t len)
 {
     memset(c, 0, sizeof *c);
-    size_t at = 0;
+    return tb_catalog_load_ns(c, worker, files, nfiles, "", msg, len);
+}
+
+int tb_catalog_load_ns(tb_catalog *c, const char *worker, char **files, size_t nfiles,
+                       const char *ns, char *msg, size_t len)
+{
+    if (!ns) ns = "";
+    if (strlen(ns) >= sizeof c->ns || strspn(ns, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789_-") != strlen(ns))
+        return tb_fail(msg, len, TB_EUSAGE, "invalid variant namespace '%s' (letters, digits, _ "
+                       "and -, at most %zu)", ns, sizeof c->ns - 1);
+    snprintf(c->ns, sizeof c->ns, "%s", ns);
+    size_t first = c->n, at = 0;
     while (at < nfiles) {
         int fatal = 0;
         at = probe_some(c, worker, files, at, nfiles, msg, len, &fatal);
         if (fatal) return TB_EWORKER;
     }
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = first; i < c->n; i++) {
         char m2[TB_MSG_LEN];
         if (tb_sha256_file(c->v[i].file, c->v[i].sha256, m2, sizeof m2) != TB_OK)
             snprintf(c->v[i].sha256, sizeof c->v[i].sha256, "unknown");
     }
+    c->ns[0] = 0;
     return TB_OK;
+}
+
+const char *tb_catalog_bare_name(const tb_variant_info *v)
+{
+    size_t l = strlen(v->ns);
+    return l && !strncmp(v->name, v->ns, l) && v->name[l] == ':' ? v->name + l + 1 : v->name;
 }
 
 void tb_catalog_refuse(tb_catalog *c, size_t i, const char *why)
@@ -208,8 +232,11 @@ int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_
     size_t before = c->n, w = 0;
     for (size_t i = 0; i < c->n; i++) {
         int keep = n_inc == 0;
-        for (size_t j = 0; j < n_inc && !keep; j++) keep = fnmatch(inc[j], c->v[i].name, 0) == 0;
-        for (size_t j = 0; j < n_exc && keep; j++) keep = fnmatch(exc[j], c->v[i].name, 0) != 0;
+        const char *bare = tb_catalog_bare_name(&c->v[i]);
+        for (size_t j = 0; j < n_inc && !keep; j++)
+            keep = fnmatch(inc[j], c->v[i].name, 0) == 0 || fnmatch(inc[j], bare, 0) == 0;
+        for (size_t j = 0; j < n_exc && keep; j++)
+            keep = fnmatch(exc[j], c->v[i].name, 0) != 0 && fnmatch(exc[j], bare, 0) != 0;
         if (keep) c->v[w++] = c->v[i];
     }
     c->n = w;

@@ -9,6 +9,7 @@
 #include "common/record.h"
 
 typedef struct tb_catalog {
+    char ns[16];          /* namespace given to the variants loaded next ("" none) */
     tb_variant_info *v;
     size_t n;
     char **refusals;      /* one line each, naming the file and the reason */
@@ -23,9 +24,17 @@ int tb_catalog_expand(char **paths, size_t n, char ***files, size_t *nfiles, cha
  * libraries were refused (see refusals); TB_EWORKER if the worker cannot run at all. */
 int tb_catalog_load(tb_catalog *c, const char *worker, char **files, size_t nfiles,
                     char *msg, size_t len);
+/* The same, adding to c (which tb_catalog_load, or a zeroed struct, began) the variants of
+ * files under the namespace ns: each is named "ns:NAME" (ns: letters, digits, '_' and '-',
+ * at most 15), so two builds of one library can be measured side by side (tilebench gate).
+ * A name is unique within the catalog, so the same library twice in one ns is refused. */
+int tb_catalog_load_ns(tb_catalog *c, const char *worker, char **files, size_t nfiles,
+                       const char *ns, char *msg, size_t len);
+/* name without its "ns:" (the library's own name). */
+const char *tb_catalog_bare_name(const tb_variant_info *v);
 
 /* Keep variants whose name matches any include glob (all when n_inc == 0) and no exclude
- * glob (fnmatch). TB_EUSAGE "no variant matches ..." when nothing is left. */
+ * glob (fnmatch); a namespaced variant matches by its full or its bare name. TB_EUSAGE "no variant matches ..." when nothing is left. */
 int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_t n_exc,
                       char *msg, size_t len);
 

@@ -63,6 +63,7 @@ cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_cat
         if (!todo[i]) continue;
         cJSON *v = cJSON_CreateObject();
         cJSON_AddStringToObject(v, "name", cat->v[i].name);
+        if (cat->v[i].ns[0]) cJSON_AddStringToObject(v, "ns", cat->v[i].ns);
         cJSON_AddStringToObject(v, "file", cat->v[i].file);
         cJSON_AddNumberToObject(v, "index", cat->v[i].index);
         cJSON_AddItemToArray(vs, v);

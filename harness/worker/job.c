@@ -112,6 +112,9 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
         snprintf(jv->name, sizeof jv->name, "%s", tb_json_str(it, "name", ""));
         snprintf(jv->file, sizeof jv->file, "%s", tb_json_str(it, "file", ""));
         jv->index = (int)tb_json_num(it, "index", 0);
+        const char *ns = tb_json_str(it, "ns", "");
+        size_t nl = strlen(ns);
+        if (nl && !strncmp(jv->name, ns, nl) && jv->name[nl] == ':') jv->bare = (int)nl + 1;
     }
     cJSON_Delete(j);
     return TB_OK;
@@ -190,10 +193,10 @@ int tbw_cmd_measure(void)
         tb_lib *lib = NULL;
         rc = tb_lib_open(vs->jv->file, &lib, msg, sizeof msg);
         if (rc == TB_OK) rc = tb_lib_variant(lib, (uint32_t)vs->jv->index, &vs->jv->v, msg, sizeof msg);
-        if (rc == TB_OK && (!vs->jv->v || strcmp(vs->jv->v->name, vs->jv->name) != 0)) {
+        if (rc == TB_OK && (!vs->jv->v || strcmp(vs->jv->v->name, vs->jv->name + vs->jv->bare) != 0)) {
             rc = TB_ELOAD;
             snprintf(msg, sizeof msg, "'%s' index %d is no longer '%s'", vs->jv->file,
-                     vs->jv->index, vs->jv->name);
+                     vs->jv->index, vs->jv->name + vs->jv->bare);
         }
         tb_lib_free(lib);
         if (rc != TB_OK) {

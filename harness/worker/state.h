@@ -24,9 +24,10 @@
 
 typedef struct job_variant {
     const tb_variant *v;
-    char name[TB_NAME_LEN];
+    char name[TB_NAME_LEN];   /* as the parent names it: "ns:NAME" under a namespace */
     char file[TB_PATH_LEN];
     int index;
+    int bare;                 /* name + bare is the library's own name (after "ns:") */
 } job_variant;
 
 typedef struct launch_ctx {

@@ -1,0 +1,139 @@
+/* run.c - the steps a measuring command shares (run.h): the GPU, the variants for it, a new
+ * run in the store, the measurement with its progress reporter and signal handling. Written
+ * once for sweep and gate, so both check, store and measure the same way. */
+#define _GNU_SOURCE
+#include "cli/run.h"
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "common/tb.h"
+#include "driver/sass.h"
+#include "driver/sweep.h"
+#include <cjson/cJSON.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TB_GIT_SHA
+#define TB_GIT_SHA ""
+#endif
+
+int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
+               tb_environment *env)
+{
+    char devspec[80], msg[TB_MSG_LEN];
+    if (o->device_uuid[0]) snprintf(devspec, sizeof devspec, "%s", o->device_uuid);
+    else snprintf(devspec, sizeof devspec, "%d", o->device);
+    int rc = tb_sweep_probe_env(paths->worker, devspec, env, msg, sizeof msg);
+    if (rc) return tb_cli_error("%s needs an NVIDIA GPU: %s (list, show, export and doctor "
+                                "work without one)", what, msg);
+    cJSON *x = cJSON_Parse(env->extra_json);
+    const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
+    int others = cJSON_IsNumber(op) ? op->valueint : 0;
+    char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
+    if (others > 0 && o->exclusive) {
+        tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
+                     others, others == 1 ? "" : "es", others == 1 ? "s" : "", env->gpu_name,
+                     pids ? pids : "?");
+        cJSON_free(pids);
+        cJSON_Delete(x);
+        return TB_EXIT_USAGE;
+    }
+    if (others > 0)
+        tb_cli_warn("%d other process%s use%s the GPU (pids %s): figures may be disturbed "
+                    "(--exclusive refuses)", others, others == 1 ? "" : "es",
+                    others == 1 ? "s" : "", pids ? pids : "?");
+    cJSON_free(pids);
+    cJSON_Delete(x);
+    return 0;
+}
+
+int tb_cli_catalog_add(const tb_paths *paths, tb_catalog *cat, char **files, size_t nfiles,
+                       const char *ns)
+{
+    char msg[TB_MSG_LEN];
+    int rc = tb_catalog_load_ns(cat, paths->worker, files, nfiles, ns, msg, sizeof msg);
+    tb_strv_free(files, nfiles);
+    return rc ? tb_cli_error("%s", msg) : 0;
+}
+
+int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc, size_t ninc,
+                          char **exc, size_t nexc)
+{
+    char msg[TB_MSG_LEN];
+    for (size_t i = 0; i < cat->n;) {
+        char why[256];
+        if (!tb_sass_runs_on(cat->v[i].sass, env->cc_major, env->cc_minor, why, sizeof why))
+            tb_catalog_refuse(cat, i, why);
+        else i++;
+    }
+    for (size_t i = 0; i < cat->n_refusals; i++) tb_cli_warn("refused: %s", cat->refusals[i]);
+    if (tb_catalog_select(cat, inc, ninc, exc, nexc, msg, sizeof msg)) {
+        tb_catalog_free(cat);
+        return tb_cli_error("%s", msg);
+    }
+    return 0;
+}
+
+static void join_argv(int argc, char **argv, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "tilebench");
+    for (int i = 0; i < argc && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, " %s", argv[i]);
+}
+
+static void iso_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int tb_cli_run_begin(tb_store *st, int argc, char **argv, const char *options_json,
+                     tb_catalog *cat, int64_t *run_id, char *msg, size_t len)
+{
+    tb_run_info *run = calloc(1, sizeof *run);
+    if (!run) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    iso_now(run->started_at, sizeof run->started_at);
+    join_argv(argc, argv, run->command_line, sizeof run->command_line);
+    snprintf(run->git_sha, sizeof run->git_sha, "%s", TB_GIT_SHA);
+    snprintf(run->version, sizeof run->version, "%s", TB_VERSION);
+    snprintf(run->status, sizeof run->status, "running");
+    snprintf(run->options_json, sizeof run->options_json, "%s", options_json ? options_json : "{}");
+    int rc = tb_store_run_begin(st, run, msg, len);
+    if (rc == TB_OK) *run_id = run->id;
+    for (size_t i = 0; rc == TB_OK && i < cat->n; i++)
+        rc = tb_store_put_variant(st, *run_id, &cat->v[i], msg, len);
+    free(run);
+    return rc;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    tb_sweep_stop = 1;
+}
+
+int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, const tb_sweep_opts *o,
+                       const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
+                       int progress, int quiet, const char *gpu_name, double *seconds,
+                       char *msg, size_t len)
+{
+    tb_progress r = { isatty(2) && progress, quiet, tb_progress_now_s(), 0 };
+    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (!r.tty && !quiet)
+        fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s\n", (long long)run_id, cat->n,
+                shapes->n, gpu_name);
+    int rc = tb_sweep_run(st, run_id, paths->worker, o, cat, shapes, skip, &rep, msg, len);
+    tb_progress_clear(&r);
+    if (seconds) *seconds = tb_progress_now_s() - r.t0;
+    return rc;
+}
