@@ -9,4 +9,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths);
 int cmd_show(int argc, char **argv, const tb_paths *paths);
 int cmd_export(int argc, char **argv, const tb_paths *paths);
 int cmd_doctor(int argc, char **argv, const tb_paths *paths);
+int cmd_gate(int argc, char **argv, const tb_paths *paths);
+int cmd_compare(int argc, char **argv, const tb_paths *paths);
+int cmd_baseline(int argc, char **argv, const tb_paths *paths);
 #endif

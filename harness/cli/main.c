@@ -23,6 +23,10 @@ static void usage(FILE *f)
         "  show     print a run's results table\n"
         "  export   write a run as JSON or CSV\n"
         "  doctor   report the GPU, driver, NVML, CUPTI access, clocks and what is missing\n"
+        "  gate     fail when a pull request's variants are slower or wrong: base and head\n"
+        "           measured in one interleaved sweep, or the head against a baseline (GPU)\n"
+        "  compare  two runs or baselines, variant by variant: faster, slower, new, invalid...\n"
+        "  baseline save a run as a baseline file for a later gate or compare\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; 'tilebench <command> --help' for a command's\n"
@@ -32,7 +36,8 @@ static void usage(FILE *f)
         "  tilebench sweep --shapes square\n"
         "  tilebench sweep --variants ./my_gemm.so --shapes 4096x4096x4096,smoke\n"
         "  tilebench show\n"
-        "  tilebench export --format csv --output results.csv\n");
+        "  tilebench export --format csv --output results.csv\n"
+        "  tilebench gate --base base/variants --head head/variants --junit gate.xml\n");
 }
 
 /* Every subcommand, in the order --help lists them. */
@@ -41,7 +46,8 @@ static const struct {
     int (*run)(int argc, char **argv, const tb_paths *paths);
 } commands[] = {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
-    { "export", cmd_export }, { "doctor", cmd_doctor },
+    { "export", cmd_export }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
+    { "compare", cmd_compare }, { "baseline", cmd_baseline },
 };
 
 int main(int argc, char **argv)
@@ -61,5 +67,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
-    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor)", c);
+    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, compare, baseline)", c);
 }

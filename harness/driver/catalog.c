@@ -90,8 +90,13 @@ static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
     tb_variant_info vi;
     memset(&vi, 0, sizeof vi);
     if (c->ns[0]) {
+        const char *own = tb_json_str(vo, "name", "");
         snprintf(vi.ns, sizeof vi.ns, "%s", c->ns);
-        snprintf(vi.name, sizeof vi.name, "%s:%s", c->ns, tb_json_str(vo, "name", ""));
+        if ((size_t)snprintf(vi.name, sizeof vi.name, "%s:%s", c->ns, own) >= sizeof vi.name) {
+            add_refusal(c, "'%s': variant name too long with its namespace '%s:' (127 bytes at most in all)",
+                        file, c->ns);
+            return TB_OK;
+        }
     } else {
         snprintf(vi.name, sizeof vi.name, "%s", tb_json_str(vo, "name", ""));
     }
@@ -217,13 +222,19 @@ const char *tb_catalog_bare_name(const tb_variant_info *v)
     return l && !strncmp(v->name, v->ns, l) && v->name[l] == ':' ? v->name + l + 1 : v->name;
 }
 
+void tb_catalog_drop(tb_catalog *c, size_t i)
+{
+    if (i >= c->n) return;
+    memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof c->v[0]);
+    c->n--;
+}
+
 void tb_catalog_refuse(tb_catalog *c, size_t i, const char *why)
 {
     char line[TB_MSG_LEN * 2];
     snprintf(line, sizeof line, "'%s' variant '%s': %s", c->v[i].file, c->v[i].name, why);
     strv_push(&c->refusals, &c->n_refusals, line);
-    memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
-    c->n--;
+    tb_catalog_drop(c, i);
 }
 
 int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_t n_exc,

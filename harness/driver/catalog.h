@@ -38,6 +38,8 @@ const char *tb_catalog_bare_name(const tb_variant_info *v);
 int tb_catalog_select(tb_catalog *c, char **inc, size_t n_inc, char **exc, size_t n_exc,
                       char *msg, size_t len);
 
+/* Remove variant i without a word (a selection the caller made). */
+void tb_catalog_drop(tb_catalog *c, size_t i);
 /* Remove variant i, adding a refusal line. */
 void tb_catalog_refuse(tb_catalog *c, size_t i, const char *why);
 

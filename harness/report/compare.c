@@ -1,0 +1,122 @@
+/* compare.c - the rows of a comparison (see compare.h): pairing, the control, the verdicts. */
+#include "report/compare.h"
+#include "common/tb.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tb_compare_opts_default(tb_compare_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threshold = 0.02;
+    o->conf = 0.95;
+    o->iters = 2000;
+}
+
+void tb_comparison_free(tb_comparison *c)
+{
+    if (!c) return;
+    free(c->r);
+    memset(c, 0, sizeof *c);
+}
+
+static tb_side_state state_of(const tb_side_entry *e)
+{
+    if (!e) return TB_SIDE_ABSENT;
+    tb_side_state s = tb_verdict_state(e->status, e->disposition);
+    return s == TB_SIDE_VALID && e->n_ms == 0 ? TB_SIDE_INVALID : s;   /* no samples: not timed */
+}
+
+static void describe(const tb_side_entry *e, const char *side, char *buf, size_t len)
+{
+    size_t l = strlen(buf);
+    if (!e || state_of(e) == TB_SIDE_VALID || l + 1 >= len) return;
+    snprintf(buf + l, len - l, "%s%s %s/%s", l ? "; " : "", side, tb_status_name(e->status),
+             tb_disposition_name(e->disposition));
+    l = strlen(buf);
+    if (e->rule[0] && l + 1 < len) snprintf(buf + l, len - l, " (%s)", e->rule);
+    l = strlen(buf);
+    if (e->reason[0] && l + 1 < len) snprintf(buf + l, len - l, ": %.160s", e->reason);
+}
+
+static int add_row(tb_comparison *c, const char *variant, const char *shape,
+                   const tb_side_entry *b, const tb_side_entry *h, const tb_side *base,
+                   const tb_side *head, char *msg, size_t len)
+{
+    tb_compare_row *nr = realloc(c->r, (c->n + 1) * sizeof *nr);
+    if (!nr) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    c->r = nr;
+    tb_compare_row *r = &c->r[c->n++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->shape, sizeof r->shape, "%s", shape);
+    r->base_state = state_of(b);
+    r->head_state = state_of(h);
+    r->ratio = r->lo = r->hi = r->drift = NAN;
+    r->base_ms = b && r->base_state == TB_SIDE_VALID ? b->median_ms : NAN;
+    r->head_ms = h && r->head_state == TB_SIDE_VALID ? h->median_ms : NAN;
+    r->base_n = b ? b->n_total : 0;
+    r->head_n = h ? h->n_total : 0;
+    describe(b, "base", r->note, sizeof r->note);
+    describe(h, "head", r->note, sizeof r->note);
+
+    const int is_control = c->o.control[0] && !strcmp(variant, c->o.control);
+    const tb_side_entry *bc = NULL, *hc = NULL;
+    if (c->o.control[0]) {
+        bc = tb_side_find(base, c->o.control, shape);
+        hc = tb_side_find(head, c->o.control, shape);
+        if (state_of(bc) == TB_SIDE_VALID && state_of(hc) == TB_SIDE_VALID)
+            r->drift = hc->median_ms / bc->median_ms;
+        else bc = hc = NULL;
+    }
+    int both = r->base_state == TB_SIDE_VALID && r->head_state == TB_SIDE_VALID;
+    if (both) {
+        int rc;
+        if (c->o.control[0] && !is_control && !bc) {
+            r->change = TB_CHANGE_NOT_TIMED;
+            snprintf(r->note, sizeof r->note, "no valid control '%s' on this shape on both sides: "
+                     "not compared across runs", c->o.control);
+            goto counted;
+        }
+        rc = tb_verdict_ratio(b->ms, b->n_ms, h->ms, h->n_ms, is_control || !bc ? NULL : bc->ms,
+                              bc ? bc->n_ms : 0, is_control || !hc ? NULL : hc->ms,
+                              hc ? hc->n_ms : 0, c->o.conf, c->o.iters,
+                              tb_verdict_seed(variant, shape), &r->ratio, &r->lo, &r->hi, msg, len);
+        if (rc) return rc;
+    }
+    r->change = tb_verdict_classify(r->base_state, r->head_state, r->lo, r->hi, c->o.threshold);
+    if (is_control && both) {
+        r->change = TB_CHANGE_CONTROL;
+        snprintf(r->note, sizeof r->note, "its ratio is the GPU's drift between the runs, "
+                 "divided out of every other row of this shape");
+    }
+counted:
+    c->count[r->change]++;
+    if (tb_change_fails(r->change)) c->failures++;
+    return TB_OK;
+}
+
+int tb_compare(const tb_side *base, const tb_side *head, const tb_compare_opts *o,
+               tb_comparison *out, char *msg, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    out->o = *o;
+    if (!(o->threshold >= 0 && o->threshold < 1))
+        return tb_fail(msg, len, TB_EUSAGE, "threshold %g is not a fraction in [0, 1)", o->threshold);
+    snprintf(out->base_what, sizeof out->base_what, "%s", base->what);
+    snprintf(out->head_what, sizeof out->head_what, "%s", head->what);
+    int rc = TB_OK;
+    for (size_t i = 0; rc == TB_OK && i < base->n; i++) {
+        const tb_side_entry *b = &base->e[i];
+        rc = add_row(out, b->variant, b->shape, b, tb_side_find(head, b->variant, b->shape),
+                     base, head, msg, len);
+    }
+    for (size_t i = 0; rc == TB_OK && i < head->n; i++) {
+        const tb_side_entry *h = &head->e[i];
+        if (!tb_side_find(base, h->variant, h->shape))
+            rc = add_row(out, h->variant, h->shape, NULL, h, base, head, msg, len);
+    }
+    if (rc) tb_comparison_free(out);
+    return rc;
+}

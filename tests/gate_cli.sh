@@ -1,0 +1,97 @@
+#!/bin/bash
+# gate_cli.sh - compare, baseline save and the gate's reports without a GPU, on the invented
+# runs of tests/make_gate_fixture.c (run 1 base, run 2 head 8 % slower throughout with slow5 a
+# further 5 % slower, run 3 a same-run gate): the classes, the control cancelling a drift, the
+# exit codes, JUnit validated against tests/junit.xsd, JSON parsed, the Markdown against
+# tests/expected/compare-control.md, a baseline file round trip, and bad input.
+# Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+set -u
+pass=0; fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ok()   { echo "ok   $1"; pass=$((pass+1)); }
+bad()  { echo "FAIL $1: $2"; fail=$((fail+1)); }
+run() {
+    local id=$1 want=$2 needle=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" != "$want" ]; then bad "$id" "exit $rc, want $want: $out"; return; fi
+    if [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then bad "$id" "no '$needle' in: $out"; return; fi
+    ok "$id"
+}
+cd "$tmp"
+"$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL gate-0: fixture"; exit 1; }
+unset GITHUB_STEP_SUMMARY
+
+# 1. classes: raw across runs the drift reads as slower; with the control it cancels
+out=$("$TB" compare 1 2 --db g.db --format json 2>&1); rc=$?
+[ $rc = 1 ] && ok gate-1.1 || bad gate-1.1 "exit $rc, want 1 (raw compare sees the 8 % drift)"
+n=$(/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(1 for r in d["rows"] if r["variant"]=="steady" and r["change"]=="slower"))' <<<"$out")
+[ "$n" = 2 ] && ok gate-1.2 || bad gate-1.2 "raw: steady slower on $n shapes, want 2"
+"$TB" compare 1 2 --db g.db --control cublaslt --format json > c.json; rc=$?
+[ $rc = 1 ] && ok gate-1.3 || bad gate-1.3 "exit $rc, want 1"
+got=$(/usr/bin/python3 - c.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(f'{r["variant"]}@{r["shape"].split("x")[0]}={r["change"].replace(" ", "_")}' for r in d["rows"]))
+PY
+)
+want="cublaslt@4096=control steady@4096=unchanged slow5@4096=slower breaks@4096=newly_invalid declines@4096=unchanged gone@4096=removed cublaslt@8192=control steady@8192=unchanged slow5@8192=slower breaks@8192=newly_invalid declines@8192=newly_unsupported gone@8192=removed newone@4096=new newone@8192=new"
+[ "$got" = "$want" ] && ok gate-1.4 || bad gate-1.4 "classes: $got"
+r=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open("c.json")); print([round(r["ratio"],2) for r in d["rows"] if r["variant"]=="slow5"], d["failures"], d["verdict"])')
+[ "$r" = "[1.05, 1.05] 4 fail" ] && ok gate-1.5 || bad gate-1.5 "slow5 ratios, failures, verdict: $r"
+
+# 2. the reports: Markdown as stored, JUnit valid, JSON strict
+"$TB" compare 1 2 --db g.db --control cublaslt --format markdown > c.md
+diff -u "$TB_SRC/tests/expected/compare-control.md" c.md > md.diff && ok gate-2.1 || bad gate-2.1 "Markdown differs: $(head -20 md.diff)"
+"$TB" compare 1 2 --db g.db --control cublaslt --junit c.xml --format table > c.txt
+if xmllint --noout --schema "$TB_SRC/tests/junit.xsd" c.xml 2>x.err; then ok gate-2.2; else bad gate-2.2 "$(cat x.err)"; fi
+[ "$(grep -c '<testcase ' c.xml)" = 14 ] && [ "$(grep -c '<failure ' c.xml)" = 4 ] && ok gate-2.3 || bad gate-2.3 "testcases/failures in JUnit"
+grep -q 'whole interval beyond the threshold of 2 %' c.xml && ok gate-2.4 || bad gate-2.4 "no failure message naming ratio, interval and threshold"
+grep -q "compare: FAIL: 3 unchanged, 2 slower" c.txt && ok gate-2.5 || bad gate-2.5 "table summary: $(tail -4 c.txt)"
+/usr/bin/python3 -c 'import json; json.load(open("c.json"), parse_constant=lambda x: (_ for _ in ()).throw(ValueError(x)))' \
+    && ok gate-2.6 || bad gate-2.6 "JSON not strict"
+GITHUB_STEP_SUMMARY=summary.md "$TB" compare 1 2 --db g.db --control cublaslt >/dev/null
+GITHUB_STEP_SUMMARY=summary.md "$TB" compare 1 2 --db g.db --control cublaslt >/dev/null
+[ "$(grep -c '^### tilebench compare' summary.md)" = 2 ] && ok gate-2.7 || bad gate-2.7 "GITHUB_STEP_SUMMARY not appended twice"
+
+# 3. the same-run gate's namespaces, through baseline files of each side; hostile text escaped
+"$TB" baseline save --db g.db --run 3 --ns base --output b3.json 2>/dev/null && \
+"$TB" baseline save --db g.db --run 3 --ns head --output h3.json 2>/dev/null && ok gate-3.1 || bad gate-3.1 "baseline save --ns"
+"$TB" compare b3.json h3.json --format json --junit g3.xml > g3.json; rc=$?
+got=$(/usr/bin/python3 -c 'import json; d=json.load(open("g3.json")); print(" ".join(r["variant"]+"="+r["change"].replace(" ","_") for r in d["rows"]))')
+[ $rc = 1 ] && [ "$got" = "steady=unchanged slow5=slower breaks=newly_invalid steady=unchanged slow5=slower breaks=newly_invalid" ] \
+    && ok gate-3.2 || bad gate-3.2 "exit $rc: $got"
+xmllint --noout --schema "$TB_SRC/tests/junit.xsd" g3.xml 2>/dev/null && grep -q '&lt;Segmentation fault&gt; &amp; &quot;planted&quot;' g3.xml \
+    && ok gate-3.3 || bad gate-3.3 "a reason with < > & \" is not escaped in JUnit"
+
+# 4. a baseline file round trip: the same verdicts as the run it came from
+"$TB" baseline save --db g.db --run 1 --output b1.json 2>/dev/null
+"$TB" compare b1.json 2 --db g.db --control cublaslt --format json > cb.json
+a=$(/usr/bin/python3 -c 'import json; print([(r["variant"],r["change"],round(r["ratio"] or 0,4)) for r in json.load(open("c.json"))["rows"]])')
+b=$(/usr/bin/python3 -c 'import json; print([(r["variant"],r["change"],round(r["ratio"] or 0,4)) for r in json.load(open("cb.json"))["rows"]])')
+[ "$a" = "$b" ] && ok gate-4.1 || bad gate-4.1 "baseline verdicts differ from the run's"
+/usr/bin/python3 -c 'import json; d=json.load(open("b1.json")); assert d["format"]=="tilebench-baseline" and d["version"]==1 and d["environment"]["gpu_name"]=="fixture GPU" and len(d["results"])==12' \
+    && ok gate-4.2 || bad gate-4.2 "baseline file content"
+"$TB" compare 1 1 --db g.db >/dev/null; [ $? = 0 ] && ok gate-4.3 || bad gate-4.3 "a run against itself must pass"
+
+# 5. bad input: one line, exit 2, nothing written
+run gate-5.1 2 "compare takes two runs" "$TB" compare 1 --db g.db
+run gate-5.2 2 "invalid value 'abc' for --threshold" "$TB" compare 1 2 --db g.db --threshold abc
+run gate-5.3 2 "unknown --format 'xml'" "$TB" compare 1 2 --db g.db --format xml
+run gate-5.4 2 "'nope' is not a run id" "$TB" compare nope 2 --db g.db
+echo '{"format":"something-else"}' > other.json
+run gate-5.5 2 "is not a tilebench baseline" "$TB" compare other.json 2 --db g.db
+echo '{"format":"tilebench-baseline","version":9,"results":[]}' > newer.json
+run gate-5.6 2 "has version 9" "$TB" compare newer.json 2 --db g.db
+run gate-5.7 2 "baseline save needs --output" "$TB" baseline save --db g.db
+run gate-5.8 2 "no run 9 in 'g.db'" "$TB" baseline save --db g.db --run 9 --output x.json
+[ ! -e x.json ] && ok gate-5.9 || bad gate-5.9 "a failed baseline save left x.json"
+run gate-5.10 2 "needs either --base PATH or --baseline FILE" "$TB" gate --head .
+run gate-5.11 2 "gate needs --head" "$TB" gate --base .
+run gate-5.12 2 "two reports name the same file" "$TB" gate --base . --head . --junit a --json a
+for c in gate compare baseline; do run "gate-5.13-$c" 0 "usage: tilebench $c" "$TB" $c --help; done
+
+# 6. the CI templates parse (every tilebench line in them)
+TB="$TB" TB_SRC="$TB_SRC" /usr/bin/python3 "$TB_SRC/tests/ci_templates.py" > ci.txt 2>&1 && ok gate-6.1 || bad gate-6.1 "$(grep FAIL ci.txt)"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

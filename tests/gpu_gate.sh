@@ -1,0 +1,60 @@
+#!/bin/bash
+# gpu_gate.sh - tilebench gate on the GPU with the zoo's gated members (tests/zoo/zoo_gated.cu:
+# one variant name, three builds): a library against itself passes; a head made 3 % slower by
+# honest extra work fails and names zoo_gated, in every one of TB_GATE_ROUNDS gates (default 3;
+# scripts/gate-study.sh runs ten and the shipped variants); a wrong head fails on validation;
+# --confirm keeps a real regression; the stored-baseline gate (a control measured in both runs)
+# passes the same code and catches the slowdown; a baseline from another GPU is refused.
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+G=$TB_ZOO/gated
+rounds=${TB_GATE_ROUNDS:-3}
+shape=1024x1024x1024
+cd "$tmp"
+mkdir -p same && cp "$G/zoo_gated.so" same/zoo_gated_copy.so
+unset GITHUB_STEP_SUMMARY
+
+"$TB" gate --base "$G/zoo_gated.so" --head same --shapes $shape --no-progress --quiet \
+    --db g.db --json same.json > same.out 2>&1; rc=$?
+cat same.out
+[ $rc = 0 ] && grep -q '"change": "unchanged"' same.json && ok gate-gpu-1.1 || bad gate-gpu-1.1 "a library against itself: exit $rc"
+
+caught=0
+for r in $(seq 1 $rounds); do
+    "$TB" gate --base "$G/zoo_gated.so" --head "$G/zoo_gated_slow3.so" --shapes $shape --no-progress \
+        --quiet --db g.db --junit s$r.xml --json s$r.json > s$r.out 2>&1; rc=$?
+    ratio=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s %s %.4f [%.4f, %.4f]" % (r["variant"], r["change"], r["ratio"], r["lo"], r["hi"]) for r in d["rows"]))' s$r.json 2>/dev/null)
+    echo "round $r: exit $rc: $ratio"
+    [ $rc = 1 ] && grep -q 'classname="zoo_gated"' s$r.xml && grep -q '<failure type="slower"' s$r.xml && caught=$((caught+1))
+done
+cat s1.out
+[ $caught = $rounds ] && ok gate-gpu-1.2 || bad gate-gpu-1.2 "the 3 % slower head failed the gate in $caught of $rounds"
+
+"$TB" gate --base "$G/zoo_gated.so" --head "$G/zoo_gated_wrong.so" --shapes $shape --no-progress \
+    --quiet --db g.db > w.out 2>&1; rc=$?
+[ $rc = 1 ] && grep -q 'FAIL newly invalid' w.out && ok gate-gpu-1.3 || bad gate-gpu-1.3 "a wrong head: exit $rc: $(tail -5 w.out)"
+
+"$TB" gate --base "$G/zoo_gated.so" --head "$G/zoo_gated_slow3.so" --shapes $shape --confirm \
+    --no-progress --quiet --db g.db > c.out 2>&1; rc=$?
+[ $rc = 1 ] && grep -q 'confirmed in run' c.out && grep -q 'confirming pass' c.out && ok gate-gpu-1.4 \
+    || bad gate-gpu-1.4 "--confirm: exit $rc: $(tail -6 c.out)"
+
+# the stored baseline: a sweep of zoo_gated and cublaslt saved, then gates against it
+"$TB" sweep --variants "$G/zoo_gated.so" --variants "$TB_VARIANTS/cublaslt.so" --shapes $shape \
+    --no-energy --max-time 0.5 --no-progress --quiet --db base.db > /dev/null 2>&1
+"$TB" baseline save --db base.db --output base.json 2>/dev/null || bad gate-gpu-2.0 "baseline save"
+"$TB" gate --baseline base.json --head same --shapes $shape --no-progress --quiet --db g.db > b1.out 2>&1; rc=$?
+cat b1.out
+[ $rc = 0 ] && grep -q 'control' b1.out && ok gate-gpu-2.1 || bad gate-gpu-2.1 "baseline, same code: exit $rc"
+"$TB" gate --baseline base.json --head "$G/zoo_gated_slow3.so" --shapes $shape --no-progress --quiet \
+    --db g.db > b2.out 2>&1; rc=$?
+cat b2.out
+[ $rc = 1 ] && grep -qE '^zoo_gated .*FAIL slower' b2.out && ok gate-gpu-2.2 || bad gate-gpu-2.2 "baseline, 3 % slower: exit $rc"
+$PY -c 'import json; d=json.load(open("base.json")); d["environment"]["gpu_name"]="Another GPU"; json.dump(d, open("other.json","w"))'
+"$TB" gate --baseline other.json --head same --shapes $shape --no-progress --quiet --db g.db > o.out 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "measured elsewhere (GPU 'Another GPU'" o.out && [ "$(wc -l < o.out)" = 1 ] && ok gate-gpu-2.3 \
+    || bad gate-gpu-2.3 "a baseline from another GPU: exit $rc: $(cat o.out)"
+"$TB" gate --baseline other.json --allow-env-mismatch --head same --shapes $shape --no-progress --quiet \
+    --db g.db > o2.out 2>&1; rc=$?
+[ $rc = 0 ] && ok gate-gpu-2.4 || bad gate-gpu-2.4 "--allow-env-mismatch: exit $rc: $(tail -3 o2.out)"
+finish
