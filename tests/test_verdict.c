@@ -3,7 +3,7 @@
  * gate's error rates on synthetic samples: identical distributions never gate (false-alarm
  * rate printed over 1000 trials per noise level), a 5 % slowdown always gates, at the sample
  * counts the default stopping rule gives (stdrel: rse of the mean <= 0.5 %, at least 10
- * samples and 0.05 s of samples, at most 1 s), with 500 resamples (the gate uses 2000). */
+ * samples and 0.05 s of samples, at most 1 s), with the gate's 2000 resamples. */
 #include "tb_test.h"
 #include "report/verdict.h"
 #include "common/tb.h"
@@ -142,7 +142,7 @@ int main(void)
                 for (int t = 0; t < trials; t++) {
                     fill(b, n, kms[k], rel[l], 0.03);
                     fill(h, n, kms[k], rel[l], 0.03);
-                    tb_verdict_ratio(b, n, h, n, NULL, 0, NULL, 0, 0.95, 500, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+                    tb_verdict_ratio(b, n, h, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
                     tb_change c = tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02);
                     alarms += tb_change_fails(c);
                     faster += c == TB_CHANGE_FASTER;
@@ -162,7 +162,7 @@ int main(void)
                 for (int t = 0; t < trials; t++) {
                     fill(b, n, kms[k], rel[l], 0.03);
                     fill(h, n, kms[k] * 1.05, rel[l], 0.03);
-                    tb_verdict_ratio(b, n, h, n, NULL, 0, NULL, 0, 0.95, 500, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+                    tb_verdict_ratio(b, n, h, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
                     caught += tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02) == TB_CHANGE_SLOWER;
                     if (lo < lo_min) lo_min = lo;
                 }

@@ -22,9 +22,9 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-typedef struct { uint64_t s; } rng;
+typedef tb_rng rng;
 
-static rng rng_stream(uint64_t seed, uint64_t key)
+tb_rng tb_rng_stream(uint64_t seed, uint64_t key)
 {
     rng r = { mix64(seed ^ mix64(key + 0x632BE59BD9B4E019ull)) };
     return r;
@@ -53,8 +53,8 @@ static double median_sorted(const double *x, int n)
 }
 
 /* Median of one resample with replacement of sorted[0..n); cnt has n zeroed ints and is left
- * zeroed. */
-static double resample_median(const double *sorted, int n, int *cnt, rng *r)
+ * zeroed (rank.h). */
+double tb_rank_resample_median(const double *sorted, int n, int *cnt, tb_rng *r)
 {
     for (int j = 0; j < n; j++) cnt[rng_below(r, (uint32_t)n)]++;
     int k1 = (n - 1) / 2, k2 = n / 2;   /* 0-based ranks of the middle one or two */
@@ -135,9 +135,9 @@ int tb_rank_bootstrap(const double *const *samples, const int *n, int nv, double
     /* resampled medians: row i for variant i, row nv for the best's second resample */
     for (int i = 0; i <= nv; i++) {
         int v = i < nv ? i : best;
-        rng r = rng_stream(seed, i < nv ? (uint64_t)i : UINT64_MAX);
+        rng r = tb_rng_stream(seed, i < nv ? (uint64_t)i : UINT64_MAX);
         for (int b = 0; b < iters; b++)
-            boot[(size_t)i * iters + b] = resample_median(sorted + off[v], n[v], cnt, &r);
+            boot[(size_t)i * iters + b] = tb_rank_resample_median(sorted + off[v], n[v], cnt, &r);
     }
 
     double a = (1 - conf) / 2;

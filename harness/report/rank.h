@@ -33,4 +33,11 @@
 int tb_rank_bootstrap(const double *const *samples, const int *n, int nv, double conf, int iters,
                       uint64_t seed, double *ratio, double *lo, double *hi, int *tied,
                       int *best_out, char *msg, size_t len);
+
+/* The pieces, for other bootstraps of medians (report/verdict.c): a splitmix64 stream keyed by
+ * (seed, key), and the median of one resample with replacement of sorted[0..n) (ascending),
+ * found in O(n) by counting draws per index; cnt holds n zeroed ints and is left zeroed. */
+typedef struct tb_rng { uint64_t s; } tb_rng;
+tb_rng tb_rng_stream(uint64_t seed, uint64_t key);
+double tb_rank_resample_median(const double *sorted, int n, int *cnt, tb_rng *r);
 #endif

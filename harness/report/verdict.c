@@ -1,6 +1,7 @@
 /* verdict.c - the ratio of medians with its bootstrap interval, and the class of a change
  * (see verdict.h). */
 #include "report/verdict.h"
+#include "report/rank.h"
 #include "common/tb.h"
 #include <math.h>
 #include <stdlib.h>
@@ -47,52 +48,10 @@ tb_change tb_verdict_classify(tb_side_state base, tb_side_state head, double lo,
     return TB_CHANGE_UNCHANGED;
 }
 
-static uint64_t splitmix64(uint64_t *s)
+static int cmp_d(const void *a, const void *b)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* The k-th smallest of a[0..n) (a is reordered): Hoare's selection. */
-static double select_k(double *a, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double piv = a[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < piv) i++;
-            while (a[j] > piv) j--;
-            if (i <= j) {
-                double t = a[i]; a[i] = a[j]; a[j] = t;
-                i++;
-                if (j == 0) break;
-                j--;
-            }
-        }
-        if (k <= j) hi = j;
-        else if (k >= i) lo = i;
-        else return a[k];
-    }
-    return a[k];
-}
-
-static double median_of(double *a, size_t n)
-{
-    if (n % 2) return select_k(a, n, n / 2);
-    double hi = select_k(a, n, n / 2);
-    double lo = a[0];
-    for (size_t i = 1; i < n / 2; i++) if (a[i] > lo) lo = a[i];   /* max of the lower half */
-    return 0.5 * (lo + hi);
-}
-
-/* The median of a resample of x[0..n) with replacement, in scratch. */
-static double resample_median(const double *x, size_t n, double *scratch, uint64_t *rng)
-{
-    for (size_t i = 0; i < n; i++) scratch[i] = x[splitmix64(rng) % n];
-    return median_of(scratch, n);
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
 static int check_set(const double *x, size_t n, const char *what, char *msg, size_t len)
@@ -102,12 +61,6 @@ static int check_set(const double *x, size_t n, const char *what, char *msg, siz
         if (!(x[i] > 0) || !isfinite(x[i]))
             return tb_fail(msg, len, TB_EUSAGE, "%s sample %zu is not a positive time", what, i);
     return TB_OK;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t nh,
@@ -124,32 +77,45 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
         return rc;
     if (!(conf > 0 && conf < 1) || iters < 10)
         return tb_fail(msg, len, TB_EUSAGE, "confidence %g or %d resamples out of range", conf, iters);
-    size_t mx = nb > nh ? nb : nh;
-    if (ctrl) { if (nbc > mx) mx = nbc; if (nhc > mx) mx = nhc; }
-    double *scratch = malloc(mx * sizeof *scratch);
-    double *r = malloc((size_t)iters * sizeof *r);
-    if (!scratch || !r) { free(scratch); free(r); return tb_fail(msg, len, TB_ENOMEM, "out of memory"); }
     const double *set[4] = { base, head, bctrl, hctrl };
-    size_t n[4] = { nb, nh, nbc, nhc };
-    double med[4] = { 1, 1, 1, 1 };
-    for (int s = 0; s < (ctrl ? 4 : 2); s++) {
-        memcpy(scratch, set[s], n[s] * sizeof *scratch);
-        med[s] = median_of(scratch, n[s]);
+    size_t n[4] = { nb, nh, nbc, nhc }, total = 0, mx = 0;
+    int ns = ctrl ? 4 : 2;
+    for (int s = 0; s < ns; s++) {
+        if (n[s] > INT32_MAX) return tb_fail(msg, len, TB_EUSAGE, "too many samples");
+        total += n[s];
+        if (n[s] > mx) mx = n[s];
+    }
+    double *sorted = malloc(total * sizeof *sorted), *r = malloc((size_t)iters * sizeof *r);
+    int *cnt = calloc(mx, sizeof *cnt);
+    if (!sorted || !r || !cnt) {
+        free(sorted); free(r); free(cnt);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    /* each set sorted once; its median exact, its resamples' medians by counting (rank.h) */
+    double *sv[4] = { NULL, NULL, NULL, NULL }, med[4] = { 1, 1, 1, 1 };
+    size_t off = 0;
+    for (int s = 0; s < ns; s++) {
+        sv[s] = sorted + off;
+        off += n[s];
+        memcpy(sv[s], set[s], n[s] * sizeof *sorted);
+        qsort(sv[s], n[s], sizeof *sorted, cmp_d);
+        med[s] = n[s] % 2 ? sv[s][n[s] / 2] : 0.5 * (sv[s][n[s] / 2 - 1] + sv[s][n[s] / 2]);
     }
     *ratio = (med[1] / med[3]) / (med[0] / med[2]);
-    uint64_t rng = seed ^ 0x5851F42D4C957F2Dull;
+    tb_rng rs[4];
+    for (int s = 0; s < ns; s++) rs[s] = tb_rng_stream(seed, (uint64_t)s);
     for (int it = 0; it < iters; it++) {
         double m[4] = { 1, 1, 1, 1 };
-        for (int s = 0; s < (ctrl ? 4 : 2); s++) m[s] = resample_median(set[s], n[s], scratch, &rng);
+        for (int s = 0; s < ns; s++) m[s] = tb_rank_resample_median(sv[s], (int)n[s], cnt, &rs[s]);
         r[it] = (m[1] / m[3]) / (m[0] / m[2]);
     }
     qsort(r, (size_t)iters, sizeof *r, cmp_d);
     double a = (1 - conf) / 2;
-    size_t il = (size_t)floor(a * (iters - 1)), ih = (size_t)ceil((1 - a) * (iters - 1));
-    *lo = r[il];
-    *hi = r[ih];
-    free(scratch);
+    *lo = r[(size_t)floor(a * (iters - 1))];
+    *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
+    free(sorted);
     free(r);
+    free(cnt);
     return TB_OK;
 }
 
