@@ -1,13 +1,15 @@
 #!/bin/bash
 # make-prefix.sh - install the build into prefix/ (git-ignored) with the shared libraries the
 # GPU machine lacks (libcjson) beside the binaries, so scripts/device-check.sh can run there
-# without building. Run here, after scripts/setup.sh; carry "prefix" to the device.
+# without building. Run here, after scripts/setup.sh; carry "prefix" to the device
+# (PREFIX_DIR=prefix-NAME builds another beside it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
-rm -rf prefix
-cmake --install "$build" --prefix prefix >/dev/null
-cp -a /usr/lib/x86_64-linux-gnu/libcjson.so.1* prefix/lib/
-git rev-parse --short=12 HEAD > prefix/COMMIT 2>/dev/null || echo unknown > prefix/COMMIT
-git diff --quiet HEAD 2>/dev/null || echo "+dirty" >> prefix/COMMIT
-du -sh prefix
+p=${PREFIX_DIR:-prefix}   # another name must be git-ignored too (prefix-*/) to be carried
+rm -rf "$p"
+cmake --install "$build" --prefix "$p" >/dev/null
+cp -a /usr/lib/x86_64-linux-gnu/libcjson.so.1* "$p/lib/"
+git rev-parse --short=12 HEAD > "$p/COMMIT" 2>/dev/null || echo unknown > "$p/COMMIT"
+git diff --quiet HEAD 2>/dev/null || echo "+dirty" >> "$p/COMMIT"
+du -sh "$p"
