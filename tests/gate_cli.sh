@@ -89,6 +89,11 @@ run gate-5.8 2 "no run 9 in 'g.db'" "$TB" baseline save --db g.db --run 9 --outp
 run gate-5.10 2 "needs either --base PATH or --baseline FILE" "$TB" gate --head .
 run gate-5.11 2 "gate needs --head" "$TB" gate --base .
 run gate-5.12 2 "two reports name the same file" "$TB" gate --base . --head . --junit a --json a
+if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'); then
+    run gate-5.14 2 "gate needs an NVIDIA GPU" "$TB" gate --base "$TB_BUILD/tests/zoo/gated/zoo_gated.so" \
+        --head "$TB_BUILD/tests/zoo/gated/zoo_gated_slow3.so" --db nogpu/g.db
+    [ ! -e nogpu ] && ok gate-5.15 || bad gate-5.15 "a gate without a GPU created its database"
+fi
 for c in gate compare baseline; do run "gate-5.13-$c" 0 "usage: tilebench $c" "$TB" $c --help; done
 
 # 6. the CI templates parse (every tilebench line in them)
