@@ -12,7 +12,8 @@
 #   scripts/gate-study.sh PREFIX check FILE  gates against FILE (from an earlier call): the same
 #                                            code, then zoo_gated 3 % slower; the control's drift
 #                                            printed beside the verdicts
-# Shapes: the gate set plus 2048^3, the largest the zoo's GEMM supports (zoo_gemm.cuh).
+# Shapes: the gate set plus 1024^3, where the zoo's naive GEMM takes 2.4 ms (at 2048^3 its
+# 18 ms launches leave 0.5 s too few samples to resolve 3 %).
 # Prints one line per gate: exit code, wall time, the rows that failed, and the clocks.
 set -u
 P=$(cd "$1" && pwd); mode=$2; arg=${3:-}
@@ -25,20 +26,20 @@ cp "$G/zoo_gated_slow3.so" /tmp/gs/slow/; cp "$G/zoo_gated_wrong.so" /tmp/gs/wro
 echo "gpu as found: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv,noheader)"
 gate() {   # gate NAME ARGS...: one gate, a summary line
     local name=$1; shift
-    local s=$(date +%s.%N)
-    "$TB" gate "$@" --shapes gate,2048x2048x2048 --no-progress --quiet --db "$out/gate.db" --json "$out/$name.json" > "$out/$name.txt" 2>&1
+    local s=$(date +%s%N)
+    "$TB" gate "$@" --shapes gate,1024x1024x1024 --no-progress --quiet --db "$out/gate.db" --json "$out/$name.json" > "$out/$name.txt" 2>&1
     local rc=$?
-    local w=$(echo "$(date +%s.%N) - $s" | bc)
+    local w=$(( ($(date +%s%N) - s) / 1000000 ))
     local fails=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(r["variant"]+"@"+r["shape"].split()[0]+"="+r["change"] for r in d["rows"] if r["fails"]) or "-")' "$out/$name.json" 2>/dev/null)
     local drift=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s %.4f" % (r["shape"].split()[0], r["control_drift"]) for r in d["rows"] if r["change"]=="control") or "")' "$out/$name.json" 2>/dev/null)
-    printf "%-10s exit %d  %6.1f s  failed: %s%s\n" "$name" $rc "$w" "$fails" "${drift:+  control drift: $drift}"
+    printf "%-10s exit %d  %6d ms  failed: %s%s\n" "$name" $rc "$w" "$fails" "${drift:+  control drift: $drift}"
     grep -E "^  cost:" "$out/$name.txt"
 }
 case $mode in
 same) for i in $(seq 1 "$arg"); do gate same$i --base /tmp/gs/base --head /tmp/gs/head; done ;;
 slow) for i in $(seq 1 "$arg"); do gate slow$i --base /tmp/gs/base --head /tmp/gs/slow; done ;;
 wrong) gate wrong --base /tmp/gs/base --head /tmp/gs/wrong ;;
-save) "$TB" sweep --variants /tmp/gs/base --shapes gate,2048x2048x2048 --no-energy --max-time 0.5 --no-progress --quiet \
+save) "$TB" sweep --variants /tmp/gs/base --shapes gate,1024x1024x1024 --no-energy --max-time 0.5 --no-progress --quiet \
           --db "$out/base.db" 2> "$out/save.log"; echo "sweep exit $?"
       "$TB" baseline save --db "$out/base.db" --output "$out/baseline.json" ;;
 check) gate bsame --baseline "$arg" --head /tmp/gs/head
