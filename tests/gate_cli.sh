@@ -61,6 +61,8 @@ GITHUB_STEP_SUMMARY=summary.md "$TB" compare 1 2 --db g.db --control cublaslt >/
 got=$(/usr/bin/python3 -c 'import json; d=json.load(open("g3.json")); print(" ".join(r["variant"]+"="+r["change"].replace(" ","_") for r in d["rows"]))')
 [ $rc = 1 ] && [ "$got" = "steady=unchanged slow5=slower breaks=newly_invalid steady=unchanged slow5=slower breaks=newly_invalid" ] \
     && ok gate-3.2 || bad gate-3.2 "exit $rc: $got"
+grep -q "setup chose differently: base 'algo=1 tile=20', head 'algo=1 tile=24'" g3.json && ok gate-3.4 \
+    || bad gate-3.4 "a slower row whose setups differ does not say so"
 xmllint --noout --schema "$TB_SRC/tests/junit.xsd" g3.xml 2>/dev/null && grep -q '&lt;Segmentation fault&gt; &amp; &quot;planted&quot;' g3.xml \
     && ok gate-3.3 || bad gate-3.3 "a reason with < > & \" is not escaped in JUnit"
 

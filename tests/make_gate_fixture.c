@@ -6,8 +6,8 @@
  *   run 2 "head":  the same GPU 8 % slower throughout (a drift: cublaslt too); slow5 a further
  *                  5 % slower, breaks incorrect, declines unsupported at 8192^3, gone absent,
  *                  newone new
- *   run 3 a gate:  base:X and head:X in one run, no drift; head:slow5 5 % slower, head:breaks
- *                  incorrect
+ *   run 3 a gate:  base:X and head:X in one run, no drift; head:slow5 5 % slower (its setup
+ *                  described differently from the base's), head:breaks incorrect
  *   make_gate_fixture FILE */
 #include "store/store.h"
 #include "common/tb.h"
@@ -31,6 +31,7 @@ static double uniform(void)
 
 static tb_store *st;
 static char msg[TB_MSG_LEN];
+static const char *next_describe = "";   /* describe() text of the next measurement */
 
 static int64_t begin(const char *what)
 {
@@ -97,6 +98,8 @@ static void measure(int64_t run, int64_t vid, int64_t pid, double ms, tb_status 
     m.disposition = disp;
     snprintf(m.rule, sizeof m.rule, "%s", rule);
     snprintf(m.reason, sizeof m.reason, "%s", reason);
+    snprintf(m.describe, sizeof m.describe, "%s", next_describe);
+    next_describe = "";
     double s[60], c[60];
     if (status == TB_STATUS_OK && disp == TB_DISP_PASSED) {
         for (int i = 0; i < 60; i++) {
@@ -163,9 +166,11 @@ int main(int argc, char **argv)
         int64_t p = s ? p8 : p4;
         double t = s ? t8 : t4;
         measure(r3, id[0], p, t * 1.1, OK);
+        next_describe = "algo=1 tile=20";
         measure(r3, id[1], p, t * 1.2, OK);
         measure(r3, id[2], p, t * 1.3, OK);
         measure(r3, id[3], p, t * 1.1, OK);
+        next_describe = "algo=1 tile=24";
         measure(r3, id[4], p, t * 1.2 * 1.05, OK);
         measure(r3, id[5], p, 0, TB_STATUS_CRASHED, TB_DISP_NOT_VERIFIED, "",
                 "worker killed by signal 11 <Segmentation fault> & \"planted\"");

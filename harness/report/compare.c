@@ -91,6 +91,14 @@ static int add_row(tb_comparison *c, const char *variant, const char *shape,
         snprintf(r->note, sizeof r->note, "its ratio is the GPU's drift between the runs, "
                  "divided out of every other row of this shape");
     }
+    /* a slower row whose two copies' setups chose differently says so: a tuner that times its
+     * candidates can choose by the order it ran in (docs/perf.md, seventh session) */
+    if (r->change == TB_CHANGE_SLOWER && b->describe[0] && h->describe[0] &&
+        strcmp(b->describe, h->describe)) {
+        size_t l = strlen(r->note);
+        snprintf(r->note + l, sizeof r->note - l, "%ssetup chose differently: base '%.110s', head '%.110s'",
+                 l ? "; " : "", b->describe, h->describe);
+    }
 counted:
     c->count[r->change]++;
     if (tb_change_fails(r->change)) c->failures++;

@@ -83,6 +83,7 @@ int tb_side_from_run(tb_store *st, int64_t run_id, const char *ns, const char *d
         e->disposition = m->disposition;
         snprintf(e->rule, sizeof e->rule, "%s", m->rule);
         snprintf(e->reason, sizeof e->reason, "%s", m->reason);
+        snprintf(e->describe, sizeof e->describe, "%s", m->describe);
         e->median_ms = m->median_ms;
         e->clock_mhz = m->clock_mhz;
         e->n_total = m->n_samples > 0 ? (size_t)m->n_samples : 0;
@@ -154,6 +155,7 @@ int tb_side_write_baseline(const tb_side *s, FILE *f, char *msg, size_t len)
         cJSON_AddStringToObject(o, "disposition", tb_disposition_name(e->disposition));
         cJSON_AddStringToObject(o, "rule", e->rule);
         cJSON_AddStringToObject(o, "reason", e->reason);
+        cJSON_AddStringToObject(o, "describe", e->describe);
         if (isfinite(e->median_ms)) cJSON_AddNumberToObject(o, "median_ms", round6(e->median_ms));
         else cJSON_AddNullToObject(o, "median_ms");
         if (isfinite(e->clock_mhz)) cJSON_AddNumberToObject(o, "clock_mhz", round6(e->clock_mhz));
@@ -301,6 +303,7 @@ int tb_side_from_baseline(const char *path, tb_side *out, char *msg, size_t len)
         e->disposition = d;
         snprintf(e->rule, sizeof e->rule, "%s", jstr(it, "rule") ? jstr(it, "rule") : "");
         snprintf(e->reason, sizeof e->reason, "%s", jstr(it, "reason") ? jstr(it, "reason") : "");
+        snprintf(e->describe, sizeof e->describe, "%s", jstr(it, "describe") ? jstr(it, "describe") : "");
         e->median_ms = jnum(it, "median_ms", NAN);
         e->clock_mhz = jnum(it, "clock_mhz", NAN);
         e->n_total = (size_t)jnum(it, "n_samples", 0);

@@ -23,6 +23,7 @@ typedef struct tb_side_entry {
     tb_disposition disposition;
     char    rule[64];
     char    reason[256];
+    char    describe[256];          /* what the variant's setup chose, as it describe()d it */
     double  median_ms, clock_mhz;
     size_t  n_total;                /* samples the measurement took */
     double *ms;                     /* the samples kept (n_ms of them), malloc'd */
