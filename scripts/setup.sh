@@ -25,10 +25,19 @@ if [ ! -x "$nvcc" ]; then
 fi
 build=${BUILD_DIR:-build}
 start=$(date +%s)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" > "$build/build.log" 2>&1 || true
+mkdir -p "$build"
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" > "$build/configure.log" 2>&1; then
+    tail -20 "$build/configure.log" >&2
+    echo "setup: error: cmake could not configure the build (see $build/configure.log)" >&2
+    exit 1
+fi
+# the build's own exit status decides: a binary left by an earlier build proves nothing
+if ! cmake --build "$build" -j "${JOBS:-$(nproc)}" > "$build/build.log" 2>&1; then
+    grep -E "error|Error" "$build/build.log" | head -20 >&2 || true
+    echo "setup: error: the build failed (see $build/build.log)" >&2
+    exit 1
+fi
 grep -E "warning|error|Error" "$build/build.log" || true
-test -x "$build/bin/tilebench" || { echo "setup: error: build failed (see $build/build.log)" >&2; exit 1; }
 echo "setup: built in $(( $(date +%s) - start )) s ($build/, log in $build/build.log)"
 # ptxas -v of every kernel compiled by this build: none may spill (docs/perf.md)
 k=$(grep -c "bytes spill stores" "$build/build.log" || true)

@@ -5,14 +5,13 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "report/side.h"
 #include "store/store.h"
 #include "common/tb.h"
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static void help(void)
 {
@@ -80,24 +79,19 @@ int cmd_baseline(int argc, char **argv, const tb_paths *paths)
     if (!side.have_env)
         tb_cli_warn("run %lld of '%s' has no environment: the baseline cannot be checked against "
                     "the GPU that reads it", (long long)id, db);
-    if (!strcmp(out, "-")) {
-        rc = tb_side_write_baseline(&side, stdout, msg, sizeof msg);
-        if (!rc && fflush(stdout)) rc = tb_fail(msg, sizeof msg, TB_EIO, "cannot write: %s", strerror(errno));
-    } else {
-        /* a temporary file renamed over the output: a failure leaves no half-written file */
-        char tmp[TB_PATH_LEN + 32];
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)getpid()) >= sizeof tmp)
-            rc = tb_fail(msg, sizeof msg, TB_EUSAGE, "output path '%s' is too long", out);
-        FILE *f = rc ? NULL : fopen(tmp, "w");
-        if (!rc && !f) rc = tb_fail(msg, sizeof msg, TB_EIO, "cannot write '%s': %s", out, strerror(errno));
-        if (!rc) rc = tb_side_write_baseline(&side, f, msg, sizeof msg);
-        if (f && fclose(f) != 0 && !rc) rc = tb_fail(msg, sizeof msg, TB_EIO, "cannot write '%s': %s", out, strerror(errno));
-        if (!rc && rename(tmp, out) != 0) rc = tb_fail(msg, sizeof msg, TB_EIO, "cannot write '%s': %s", out, strerror(errno));
-        if (rc && f) unlink(tmp);
+    tb_out o;
+    rc = tb_out_open(&o, out, db, msg, sizeof msg);
+    if (!rc) {
+        rc = tb_side_write_baseline(&side, o.f, msg, sizeof msg);
+        if (rc) tb_out_abort(&o);
+        else rc = tb_out_commit(&o, msg, sizeof msg);
     }
     size_t n = side.n;
     tb_side_free(&side);
-    if (rc) return tb_cli_error("%s", msg);
+    if (rc) {
+        tb_cli_error("%s", msg);
+        return tb_cli_exit_for(rc);
+    }
     fprintf(stderr, "baseline of run %lld (%zu results) written to %s\n", (long long)id, n, out);
     return 0;
 }

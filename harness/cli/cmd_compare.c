@@ -88,7 +88,7 @@ int cmd_compare(int argc, char **argv, const tb_paths *paths)
     tb_side_free(&b);
     if (rc) return tb_cli_error("%s", msg);
     tb_compare_label l = { "compare", "" };
-    rc = tb_cli_reports_write(&cmp, &l, &rep);
+    rc = tb_cli_reports_write(&cmp, &l, &rep, db);
     int fail = cmp.failures > 0;
     tb_comparison_free(&cmp);
     return rc ? rc : fail ? TB_EXIT_FAIL : 0;

@@ -1,9 +1,10 @@
-/* cmd_export.c - tilebench export: a run as JSON (cJSON) or CSV, to stdout or a file.
- * A file is written under a temporary name and renamed, so a failure leaves nothing
- * half-written. */
+/* cmd_export.c - tilebench export: a run as JSON (cJSON) or CSV, to standard output or a
+ * file (cli/output.h: never over the database, a temporary file renamed into place, devices
+ * and FIFOs written in place, links followed). */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "report/export.h"
 #include "store/store.h"
 #include "common/tb.h"
@@ -16,16 +17,18 @@
 
 static void help(void)
 {
-    printf("usage: tilebench export --format json|csv [--db FILE] [--run ID] [--output FILE]\n"
+    printf("usage: tilebench export [--format json|csv] [--db FILE] [--run ID] [--output FILE]\n"
            "\n"
            "Write every measurement of a run: variant (name, family, parameters, file SHA-256),\n"
            "problem, status and disposition, validation figures, timing statistics and (JSON)\n"
            "every sample. CSV leaves the time and rate columns of rows that were not timed empty.\n"
            "\n"
-           "  --format F     json or csv (required)\n"
+           "  --format F     json or csv (default: from --output's extension, .json or .csv)\n"
            "  --db FILE      database (default " TB_DEFAULT_DB ")\n"
            "  --run ID       run (default: the newest)\n"
-           "  --output FILE  write here instead of stdout\n");
+           "  --output FILE  write here ('-', the default: standard output); a regular file is\n"
+           "                 replaced only once every byte is written, a device or FIFO is\n"
+           "                 written in place, a symbolic link is followed; never the database\n");
 }
 
 int cmd_export(int argc, char **argv, const tb_paths *paths)
@@ -51,37 +54,34 @@ int cmd_export(int argc, char **argv, const tb_paths *paths)
         }
     }
     if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'export'", argv[optind]);
-    if (!format) return tb_cli_error("export needs --format json or --format csv");
+    if (!format && output && strcmp(output, "-")) {
+        const char *dot = strrchr(output, '.');
+        if (dot && !strcmp(dot, ".json")) format = "json";
+        else if (dot && !strcmp(dot, ".csv")) format = "csv";
+        else return tb_cli_error("cannot tell the format of '%s' from its name: give --format json or "
+                                 "--format csv", output);
+    }
+    if (!format) return tb_cli_error("export needs --format json or --format csv (or an --output "
+                                     "ending in .json or .csv)");
     if (strcmp(format, "json") && strcmp(format, "csv"))
         return tb_cli_error("unknown export format '%s' (json, csv)", format);
     tb_store *st;
     int64_t id;
     int rc = tb_cli_open_run(db, run, &st, &id);
     if (rc) return rc;
-    char msg[TB_MSG_LEN], tmp[4096];
-    FILE *f = stdout;
-    if (output) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%d", output, (int)getpid());
-        f = fopen(tmp, "w");
-        if (!f) {
-            tb_store_close(st);
-            return tb_cli_error("cannot write '%s': %s", output, strerror(errno));
-        }
-    }
-    rc = tb_export(st, id, format, f, msg, sizeof msg);
-    tb_store_close(st);
-    if (output) {
-        int werr = fclose(f) != 0;
-        if (rc || werr) {
-            unlink(tmp);
-            return tb_cli_error("%s", rc ? msg : "cannot finish writing the export");
-        }
-        if (rename(tmp, output) != 0) {
-            unlink(tmp);
-            return tb_cli_error("cannot write '%s': %s", output, strerror(errno));
-        }
-    } else if (rc) {
+    char msg[TB_MSG_LEN];
+    tb_out out;
+    if ((rc = tb_out_open(&out, output, db, msg, sizeof msg))) {
+        tb_store_close(st);
         return tb_cli_error("%s", msg);
     }
+    rc = tb_export(st, id, format, out.f, msg, sizeof msg);
+    tb_store_close(st);
+    if (rc) {
+        tb_out_abort(&out);
+        tb_cli_error("%s", msg);
+        return tb_cli_exit_for(rc);
+    }
+    if (tb_out_commit(&out, msg, sizeof msg)) return tb_cli_error("%s", msg), TB_EXIT_FAIL;
     return 0;
 }

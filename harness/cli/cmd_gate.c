@@ -396,7 +396,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
         snprintf(cost + l, sizeof cost - (size_t)l, "; confirming pass %.0f s (run %lld)", secs2,
                  (long long)run2);
     tb_compare_label lab = { "gate", cost };
-    rc = tb_cli_reports_write(&cmp, &lab, &g.rep);
+    rc = tb_cli_reports_write(&cmp, &lab, &g.rep, g.db);
     int fail = cmp.failures > 0;
     tb_comparison_free(&cmp);
     return rc ? rc : fail ? TB_EXIT_FAIL : 0;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "report/export.h"
 #include "report/show.h"
 #include "store/store.h"
 #include "common/tb.h"
@@ -12,7 +13,7 @@
 
 static void help(void)
 {
-    printf("usage: tilebench show [--db FILE] [--run ID] [--detail] [--metrics]\n"
+    printf("usage: tilebench show [--db FILE] [--run ID] [--detail] [--metrics] [--format F]\n"
            "\n"
            "Print per shape: rank, variant, TFLOP/s, median time and its relative standard\n"
            "error, %% of cublaslt, %% of the GPU's peak at the measured SM clock, and status.\n"
@@ -20,6 +21,7 @@ static void help(void)
            "\n"
            "  --db FILE   database (default " TB_DEFAULT_DB ")\n"
            "  --run ID    run to show (default: the newest)\n"
+           "  --format F  table (default), json or csv: the run as export writes it, for scripts\n"
            "  --detail    full reasons, what each variant's setup chose, the file and its hash,\n"
            "              the extra figures (seeds, clocks, NVML, energy, hidden work), the\n"
            "              command that re-measures it and the ncu line that profiles exactly it\n"
@@ -36,9 +38,11 @@ int cmd_show(int argc, char **argv, const tb_paths *paths)
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "run", required_argument, 0, 'r' },
         { "verbose", no_argument, 0, 'v' }, { "detail", no_argument, 0, 'v' },
-        { "metrics", no_argument, 0, 'm' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "metrics", no_argument, 0, 'm' }, { "format", required_argument, 0, 'f' },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = TB_DEFAULT_DB;
     long long run = 0;
+    const char *format = "table";
     int verbose = 0, metrics = 0, c;
     opterr = 0;
     optind = 1;
@@ -48,18 +52,25 @@ int cmd_show(int argc, char **argv, const tb_paths *paths)
         case 'r': if (tb_cli_int("--run", optarg, 1, INT64_MAX, &run)) return 2; break;
         case 'v': verbose = 1; break;
         case 'm': metrics = 1; break;
+        case 'f': format = optarg; break;
         case 'h': help(); return 0;
         default: return tb_cli_bad_option("show", argv, optind, optopt);
         }
     }
     if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'show'", argv[optind]);
+    if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv"))
+        return tb_cli_error("unknown --format '%s' for 'show' (table, json, csv)", format);
     tb_store *st;
     int64_t id;
     int rc = tb_cli_open_run(db, run, &st, &id);
     if (rc) return rc;
     char msg[TB_MSG_LEN];
-    rc = tb_show_run(st, id, stdout, verbose, metrics, msg, sizeof msg);
+    if (strcmp(format, "table")) rc = tb_export(st, id, format, stdout, msg, sizeof msg);
+    else rc = tb_show_run(st, id, stdout, verbose, metrics, msg, sizeof msg);
     tb_store_close(st);
-    if (rc) return tb_cli_error("%s", msg);
+    if (rc) {
+        tb_cli_error("%s", msg);
+        return tb_cli_exit_for(rc);
+    }
     return 0;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "common/tb.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -50,7 +51,9 @@ static const struct {
     { "compare", cmd_compare }, { "baseline", cmd_baseline },
 };
 
-int main(int argc, char **argv)
+/* The command's exit code; then standard output flushed, closed and checked, whatever the
+ * command was (cli/output.h): a failed write is never a success. */
+static int run(int argc, char **argv)
 {
     tb_paths paths;
     tb_paths_init(&paths);
@@ -67,5 +70,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
-    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, compare, baseline)", c);
+    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, "
+                        "compare, baseline)", c);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    int out = tb_out_close_stdout();
+    if (out == TB_EXIT_PIPE) return TB_EXIT_PIPE;
+    return rc ? rc : out;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli/verdicts.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "common/tb.h"
 #include "store/store.h"
 #include <errno.h>
@@ -82,27 +83,37 @@ int tb_cli_side(const char *spec, const char *db, const char *ns, tb_side *out)
 }
 
 static int write_one(const tb_comparison *c, const tb_compare_label *l, tb_compare_writer w,
-                     const char *path, const char *mode)
+                     const char *path, const char *guard)
 {
-    if (!strcmp(path, "-")) {
-        if (w(c, l, stdout)) return tb_cli_error("cannot write the report to standard output: %s",
-                                                 strerror(errno));
-        return 0;
+    char msg[TB_MSG_LEN];
+    tb_out o;
+    if (tb_out_open(&o, path, guard, msg, sizeof msg)) return tb_cli_error("%s", msg);
+    if (w(c, l, o.f)) {
+        tb_out_abort(&o);
+        return tb_cli_error("cannot write the report to '%s': %s", path, strerror(errno));
     }
-    FILE *f = fopen(path, mode);
-    if (!f) return tb_cli_error("cannot write '%s': %s", path, strerror(errno));
-    int rc = w(c, l, f);
-    if (fclose(f) != 0 || rc) return tb_cli_error("cannot write '%s': %s", path, strerror(errno));
+    return tb_out_commit(&o, msg, sizeof msg) ? tb_cli_error("%s", msg) : 0;
+}
+
+/* $GITHUB_STEP_SUMMARY is appended to, as GitHub expects */
+static int append_summary(const tb_comparison *c, const tb_compare_label *l, const char *path)
+{
+    FILE *f = fopen(path, "a");
+    if (!f) return tb_cli_error("cannot write GITHUB_STEP_SUMMARY '%s': %s", path, strerror(errno));
+    int rc = tb_compare_write_markdown(c, l, f);
+    if (fclose(f) != 0 || rc)
+        return tb_cli_error("cannot write GITHUB_STEP_SUMMARY '%s': %s", path, strerror(errno));
     return 0;
 }
 
-int tb_cli_reports_write(const tb_comparison *c, const tb_compare_label *l, const tb_cli_reports *r)
+int tb_cli_reports_write(const tb_comparison *c, const tb_compare_label *l, const tb_cli_reports *r,
+                         const char *guard)
 {
-    int rc = write_one(c, l, tb_compare_writer_for(r->format ? r->format : "table"), "-", "w");
-    if (!rc && r->markdown) rc = write_one(c, l, tb_compare_write_markdown, r->markdown, "w");
-    if (!rc && r->junit) rc = write_one(c, l, tb_compare_write_junit, r->junit, "w");
-    if (!rc && r->json) rc = write_one(c, l, tb_compare_write_json, r->json, "w");
+    int rc = write_one(c, l, tb_compare_writer_for(r->format ? r->format : "table"), "-", guard);
+    if (!rc && r->markdown) rc = write_one(c, l, tb_compare_write_markdown, r->markdown, guard);
+    if (!rc && r->junit) rc = write_one(c, l, tb_compare_write_junit, r->junit, guard);
+    if (!rc && r->json) rc = write_one(c, l, tb_compare_write_json, r->json, guard);
     const char *gh = getenv("GITHUB_STEP_SUMMARY");
-    if (!rc && gh && *gh) rc = write_one(c, l, tb_compare_write_markdown, gh, "a");
-    return rc;
+    if (!rc && gh && *gh) rc = append_summary(c, l, gh);
+    return rc ? TB_EXIT_FAIL : 0;
 }

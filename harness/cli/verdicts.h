@@ -23,6 +23,8 @@ int tb_cli_reports_check(const tb_cli_reports *r);
 /* Read a side: spec is a baseline file (JSON), "ID" (a run in db), "FILE" (a database: its
  * newest run) or "FILE:ID". ns as tb_side_from_run. 0 or 2 with the error printed. */
 int tb_cli_side(const char *spec, const char *db, const char *ns, tb_side *out);
-/* Write every report asked for; 0, or 2 when one could not be written (printed). */
-int tb_cli_reports_write(const tb_comparison *c, const tb_compare_label *l, const tb_cli_reports *r);
+/* Write every report asked for (cli/output.h; never over guard, the database read); 0, or 1
+ * when one could not be written (printed). */
+int tb_cli_reports_write(const tb_comparison *c, const tb_compare_label *l, const tb_cli_reports *r,
+                         const char *guard);
 #endif

@@ -1,0 +1,178 @@
+/* output.c - writing a file the user named without destroying what it should write into
+ * (see output.h): in place for devices, FIFOs and /dev, /proc paths; through a temporary file
+ * and a rename for regular files; never over the database being read; cleaned up on a signal. */
+#define _GNU_SOURCE
+#include "cli/output.h"
+#include "common/tb.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The temporary file a signal must remove (one output is written at a time). */
+static char *volatile pending_tmp;
+static struct sigaction saved[3];
+static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_signal(int sig)
+{
+    char *t = pending_tmp;
+    if (t) unlink(t);                       /* async-signal-safe */
+    _exit(128 + sig);
+}
+
+static void guard_signals(char *tmp)
+{
+    pending_tmp = tmp;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaction(caught[i], &sa, &saved[i]);
+}
+
+static void unguard_signals(void)
+{
+    if (!pending_tmp) return;
+    for (int i = 0; i < 3; i++) sigaction(caught[i], &saved[i], NULL);
+    pending_tmp = NULL;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static void clear(tb_out *o)
+{
+    free(o->shown);
+    free(o->target);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+int tb_out_open(tb_out *o, const char *path, const char *guard, char *msg, size_t len)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || !strcmp(path, "-")) {
+        o->f = stdout;
+        o->is_stdout = 1;
+        o->shown = strdup("standard output");
+        return o->shown ? TB_OK : tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    if (!*path) return tb_fail(msg, len, TB_EUSAGE, "an empty output path");
+    if (same_file(path, guard))
+        return tb_fail(msg, len, TB_EUSAGE, "output '%s' is the database '%s' itself: refusing to "
+                       "write over it", path, guard);
+    o->shown = strdup(path);
+    if (!o->shown) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    struct stat st, lst;
+    int exists = stat(path, &st) == 0;
+    if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        clear(o);
+        return tb_fail(msg, len, TB_EUSAGE, "output '%s' is a symbolic link to nothing", path);
+    }
+    if (exists && S_ISDIR(st.st_mode)) {
+        clear(o);
+        return tb_fail(msg, len, TB_EUSAGE, "output '%s' is a directory", path);
+    }
+    int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+    if ((exists && !S_ISREG(st.st_mode)) || special) {
+        /* a device, FIFO, socket or a /dev/fd path: written in place, never replaced */
+        int fd = open(path, O_WRONLY | O_CLOEXEC | (exists && S_ISREG(st.st_mode) ? O_TRUNC : 0));
+        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+            int e = errno;
+            if (fd >= 0) close(fd);
+            clear(o);
+            return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+        }
+        return TB_OK;
+    }
+    /* a regular file or a new path: a temporary file beside the target, renamed over it */
+    o->target = exists ? realpath(path, NULL) : strdup(path);
+    if (!o->target) {
+        int e = errno;
+        clear(o);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    char *dcopy = strdup(o->target), *bcopy = strdup(o->target);
+    if (!dcopy || !bcopy || asprintf(&o->tmp, "%s/.%s.tmp.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
+        free(dcopy); free(bcopy);
+        o->tmp = NULL;
+        clear(o);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    free(dcopy);
+    free(bcopy);
+    mode_t mask = umask(0);
+    umask(mask);
+    guard_signals(o->tmp);
+    int fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        unguard_signals();
+        clear(o);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
+    if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        tb_out_abort(o);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return TB_OK;
+}
+
+int tb_out_commit(tb_out *o, char *msg, size_t len)
+{
+    if (o->is_stdout) {
+        int bad = fflush(stdout) != 0 || ferror(stdout);
+        int e = errno;
+        clear(o);
+        return bad ? tb_fail(msg, len, TB_EIO, "cannot write to standard output: %s", strerror(e)) : TB_OK;
+    }
+    int bad = fflush(o->f) != 0 || ferror(o->f);
+    int e = errno;
+    if (!bad && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL) { bad = 1; e = errno; }
+    if (fclose(o->f) != 0 && !bad) { bad = 1; e = errno; }
+    o->f = NULL;
+    if (!bad && o->tmp && rename(o->tmp, o->target) != 0) { bad = 1; e = errno; }
+    if (bad) {
+        char shown[512];
+        snprintf(shown, sizeof shown, "%s", o->shown ? o->shown : "?");
+        tb_out_abort(o);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", shown, strerror(e));
+    }
+    unguard_signals();
+    clear(o);
+    return TB_OK;
+}
+
+void tb_out_abort(tb_out *o)
+{
+    if (o->f && !o->is_stdout) fclose(o->f);
+    o->f = NULL;
+    if (o->tmp) unlink(o->tmp);
+    unguard_signals();
+    clear(o);
+}
+
+int tb_out_close_stdout(void)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) { bad = 1; e = errno; }
+    if (!bad) return 0;
+    if (e == EPIPE) return TB_EXIT_PIPE;
+    fprintf(stderr, "tilebench: error: cannot write to standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return 1;
+}

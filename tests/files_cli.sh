@@ -1,0 +1,81 @@
+#!/bin/bash
+# files_cli.sh - files and streams the CLI writes (issues 27 and 32): output never replaces what
+# it should write into (--output -, /dev/stdout, /dev/full, a FIFO, a symbolic link, an existing
+# file's mode), never the database itself (by any name), never a file at the name-length limit;
+# every byte of standard output is checked (/dev/full, closed stdout) for every command; export
+# picks the format from the extension; show --format json|csv. No GPU needed.
+# Environment (set by CTest): TB, TB_BUILD.
+set -u
+pass=0; fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ok()   { echo "ok   $1"; pass=$((pass+1)); }
+bad()  { echo "FAIL $1: $2"; fail=$((fail+1)); }
+cd "$tmp"
+"$TB_BUILD/tests/make_fixture_db" f.db >/dev/null || { echo "FAIL files-0: fixture"; exit 1; }
+dbsum=$(sha256sum f.db | cut -c1-64)
+PY=/usr/bin/python3
+
+# 1. where output goes
+"$TB" export --db f.db --format json --output - | $PY -m json.tool >/dev/null && ok files-1.1 || bad files-1.1 "--output - is not JSON on stdout"
+"$TB" export --db f.db --format json | $PY -m json.tool >/dev/null && ok files-1.2 || bad files-1.2 "no --output: not stdout"
+out=$("$TB" export --db f.db --format json --output /dev/full 2>&1); rc=$?
+[ $rc != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "No space left on device" <<<"$out" && ok files-1.3 \
+    || bad files-1.3 "/dev/full: exit $rc: $out"
+"$TB" export --db f.db --format csv --output /dev/stdout > via-stdout.csv && [ -s via-stdout.csv ] && [ ! -L /dev/stdout -o -e /dev/stdout ] \
+    && ok files-1.4 || bad files-1.4 "/dev/stdout"
+# as root an old tilebench replaced /dev/full and /dev/stdout with regular files: check they
+# are still what they were (a character device, a link)
+[ -c /dev/full ] && [ -L /dev/stdout ] && ok files-1.4b || bad files-1.4b "/dev/full or /dev/stdout was replaced: $(ls -l /dev/full /dev/stdout)"
+mkfifo fifo; (cat fifo > from-fifo.csv &) ; "$TB" export --db f.db --format csv --output fifo; sleep 0.2
+[ -p fifo ] && [ -s from-fifo.csv ] && ok files-1.5 || bad files-1.5 "a FIFO was replaced or not written"
+echo old > real.csv; ln -s real.csv link.csv
+"$TB" export --db f.db --output link.csv && [ -L link.csv ] && grep -q "^run_id," real.csv && ok files-1.6 \
+    || bad files-1.6 "a symbolic link output did not stay a link written through"
+echo old > keep.csv; chmod 640 keep.csv
+"$TB" export --db f.db --output keep.csv && [ "$(stat -c %a keep.csv)" = 640 ] && ok files-1.7 || bad files-1.7 "mode not kept: $(stat -c %a keep.csv)"
+(umask 077; "$TB" export --db f.db --output new.csv) && [ "$(stat -c %a new.csv)" = 600 ] && ok files-1.8 || bad files-1.8 "umask not used: $(stat -c %a new.csv)"
+(umask 022; "$TB" export --db f.db --output new2.csv) && [ "$(stat -c %a new2.csv)" = 644 ] && ok files-1.9 || bad files-1.9 "umask 022: $(stat -c %a new2.csv)"
+"$TB" export --db f.db --output auto.json && $PY -m json.tool auto.json >/dev/null && ok files-1.10 || bad files-1.10 "format from .json"
+out=$("$TB" export --db f.db --output plain.txt 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "give --format json or --format csv" <<<"$out" && [ ! -e plain.txt ] && ok files-1.11 || bad files-1.11 "$out"
+
+# 2. never the database, by any name; nothing left behind
+ln f.db hard.db; ln -s f.db soft.db; mkdir -p sub
+for o in f.db ./f.db hard.db soft.db "sub/../f.db" "$tmp/f.db"; do
+    out=$("$TB" export --db f.db --format csv --output "$o" 2>&1); rc=$?
+    [ $rc = 2 ] && grep -q "is the database" <<<"$out" || bad files-2.1 "output '$o': exit $rc: $out"
+done
+[ "$(sha256sum f.db | cut -c1-64)" = "$dbsum" ] && ok files-2.1 || bad files-2.1 "the database changed"
+[ -z "$(ls -a | grep '\.tmp\.')" ] && ok files-2.2 || bad files-2.2 "temporary files left: $(ls -a | grep '\.tmp\.')"
+"$TB" baseline save --db f.db --output hard.db 2>/dev/null; [ $? = 2 ] && [ "$(sha256sum f.db | cut -c1-64)" = "$dbsum" ] \
+    && ok files-2.3 || bad files-2.3 "baseline save over the database"
+
+# 3. a name at the filesystem's limit: refused before anything is touched
+long=$(printf 'k%.0s' $(seq 1 255))
+echo precious > "$long"
+out=$("$TB" export --db f.db --format csv --output "$long" 2>&1); rc=$?
+[ $rc != 0 ] && [ "$(cat "$long")" = precious ] && [ "$(wc -l <<<"$out")" = 1 ] && ok files-3.1 \
+    || bad files-3.1 "a 255-byte name: exit $rc, content '$(head -c 20 "$long")': $out"
+[ -z "$(ls -a | grep '\.tmp\.')" ] && ok files-3.2 || bad files-3.2 "temporary files left after the long name"
+# a path of 4095 bytes (PATH_MAX less its NUL): no temporary name may be cut into the real one
+d=""; for i in $(seq 1 20); do d="$d$(printf 'd%.0s' $(seq 1 200))/"; done
+mkdir -p "$d"
+f="$d$(printf 'f%.0s' $(seq 1 $((4095 - ${#d}))))"
+echo precious > "$f"
+out=$("$TB" export --db f.db --format csv --output "$f" 2>&1); rc=$?
+[ ${#f} = 4095 ] && [ $rc != 0 ] && [ "$(cat "$f")" = precious ] && [ "$(wc -l <<<"$out")" = 1 ] && ok files-3.3 \
+    || bad files-3.3 "a 4095-byte path: exit $rc, content '$(head -c 20 "$f" 2>&1)': $out"
+
+# 4. every command checks what it wrote to standard output
+for cmd in "--version" "--help" "show --db f.db" "show --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so" \
+           "doctor" "compare 1 1 --db f.db" "export --db f.db --format csv"; do
+    out=$("$TB" $cmd 2>&1 >/dev/full); rc=$?
+    { [ $rc != 0 ] && grep -q "No space left on device" <<<"$out"; } || bad files-4.1 "'$cmd' > /dev/full: exit $rc: $out"
+    out=$("$TB" $cmd 2>&1 >&-); rc=$?
+    [ $rc != 0 ] || bad files-4.2 "'$cmd' with stdout closed: exit $rc"
+done
+ok files-4.1; ok files-4.2
+"$TB" show --db f.db --format csv | head -1 | grep -q '^run_id,' && ok files-4.3 || bad files-4.3 "show --format csv"
+out=$("$TB" show --db f.db --format xml 2>&1); [ $? = 2 ] && grep -q "unknown --format 'xml'" <<<"$out" && ok files-4.4 || bad files-4.4 "$out"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
