@@ -77,5 +77,35 @@ done
 ok files-4.1; ok files-4.2
 "$TB" show --db f.db --format csv | head -1 | grep -q '^run_id,' && ok files-4.3 || bad files-4.3 "show --format csv"
 out=$("$TB" show --db f.db --format xml 2>&1); [ $? = 2 ] && grep -q "unknown --format 'xml'" <<<"$out" && ok files-4.4 || bad files-4.4 "$out"
+# 5. reading needs no write access; an older database is never migrated by a reader
+chmod 755 "$tmp"; mkdir -p ro rodir rofile; chmod 755 ro rodir; chmod 777 rofile
+cp f.db ro/r.db; chmod 444 ro/r.db
+cp f.db rofile/r.db; chmod 444 rofile/r.db
+cp f.db rodir/r.db; chmod 555 rodir
+# ro: a read-only file in a folder the reader may not write; rofile: a read-only file in a
+# folder anyone may write (where SQLite would leave -wal and -shm); rodir: a read-only folder.
+# As root permissions do not bind: read as nobody then (setpriv, util-linux)
+as_reader() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+for d in ro rofile rodir; do
+    before=$(sha256sum $d/r.db | cut -c1-64)
+    as_reader "$TB" show --db $d/r.db > show-$d.txt 2>&1; rc1=$?
+    as_reader "$TB" export --db $d/r.db --format json > exp-$d.json 2>&1; rc2=$?
+    left=$(ls -a $d | grep -E 'r\.db-(wal|shm)' || true)
+    [ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q cublaslt show-$d.txt && $PY -m json.tool exp-$d.json >/dev/null && \
+    [ -z "$left" ] && [ "$(sha256sum $d/r.db | cut -c1-64)" = "$before" ] && ok "files-5.1-$d" \
+        || bad "files-5.1-$d" "read-only $d: show $rc1, export $rc2, left '$left': $(head -2 show-$d.txt)"
+done
+chmod 755 rodir
+"$TB_BUILD/tests/make_fixture_db" old.db --schema 1 || bad files-5.0 "old fixture"
+oldsum=$(sha256sum old.db | cut -c1-64)
+for cmd in "show --db old.db" "export --db old.db --format csv" "sweep --db old.db --resume 1"; do
+    out=$("$TB" $cmd 2>&1); rc=$?
+    [ $rc = 2 ] && grep -q "run 'tilebench migrate --db old.db' first" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ] \
+        || bad files-5.2 "'$cmd' on an older database: exit $rc: $out"
+done
+[ "$(sha256sum old.db | cut -c1-64)" = "$oldsum" ] && [ -z "$(ls -a | grep -E 'old\.db-(wal|shm)')" ] && ok files-5.2 \
+    || bad files-5.2 "a reader changed the older database or left files beside it"
+out=$("$TB" migrate --db old.db 2>&1); [ $? = 0 ] && grep -q "migrated from schema version 1 to" <<<"$out" && ok files-5.3 || bad files-5.3 "$out"
+out=$("$TB" migrate --db old.db 2>&1); [ $? = 0 ] && grep -q "already" <<<"$out" && ok files-5.4 || bad files-5.4 "$out"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

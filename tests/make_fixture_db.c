@@ -4,12 +4,14 @@
  * cublaslt's measurement has DRAM counters (8 MiB at 256 FLOP/byte) and the GPU a calibration
  * (2500 GB/s, 700 TFLOP/s), so show --metrics and export derive a memory-bound roofline
  * position: attainable 640 TFLOP/s, achieved 211.6, position 33.1 %.
- *   make_fixture_db FILE */
+ *   make_fixture_db FILE
+ *   make_fixture_db FILE --schema N     an empty database as tilebench schema N left it */
 #include "store/store.h"
 #include "common/tb.h"
 #include "common/wire.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int die(const char *m) { fprintf(stderr, "make_fixture_db: %s\n", m); return 1; }
@@ -18,7 +20,11 @@ int main(int argc, char **argv)
 {
     char msg[TB_MSG_LEN];
     tb_store *st;
-    if (argc != 2) return die("usage: make_fixture_db FILE");
+    if (argc == 4 && !strcmp(argv[2], "--schema")) {
+        if (tb_store_create_at_version(argv[1], atoi(argv[3]), msg, sizeof msg)) return die(msg);
+        return 0;
+    }
+    if (argc != 2) return die("usage: make_fixture_db FILE [--schema N]");
     if (tb_store_open(argv[1], 1, 0, &st, msg, sizeof msg)) return die(msg);
     static tb_run_info run;
     snprintf(run.started_at, sizeof run.started_at, "2026-11-23T00:00:00Z");

@@ -451,10 +451,10 @@ int main(void)
         tb_store *s = NULL;
         TB_CHECK(tb_store_open(at("v1ro.db"), 0, 1, &s, msg, sizeof msg) == TB_EDB);
         char want[128];
-        snprintf(want, sizeof want, "v1ro.db' has schema version 1, older than this tilebench (%d)",
-                 TB_SCHEMA_VERSION);
+        snprintf(want, sizeof want, "v1ro.db' was written by an older tilebench (schema version 1; "
+                 "this one reads %d)", TB_SCHEMA_VERSION);
         TB_CHECK_STR_CONTAINS(msg, want);
-        TB_CHECK_STR_CONTAINS(msg, "writes to it");
+        TB_CHECK_STR_CONTAINS(msg, "run 'tilebench migrate --db ");
         TB_CHECK(before && same_bytes(at("v1ro.db"), before, n));
         TB_CHECK(raw_int(at("v1ro.db"), "PRAGMA user_version") == 1);
         free(before);
@@ -526,6 +526,18 @@ int main(void)
         TB_CHECK(raw_int(p, "PRAGMA user_version") == 1);
     }
 
+    TB_CASE("store-3.3b", "a migration over several steps is one transaction: a failing last step "
+                          "leaves the first version, not a half-migrated one") {
+        const char *p = at("v1clash3.db");
+        TB_CHECK(tb_store_create_at_version(p, 1, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_exec(p, "CREATE TABLE calibration (x)") == SQLITE_OK);   /* step 3 fails */
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_EDB);
+        TB_CHECK_STR_CONTAINS(msg, "to schema version 3");
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == 1);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics'") == 0);
+    }
+
     TB_CASE("store-3.4", "a v2 database migrates to v3: its rows and metrics kept, calibration added") {
         const char *p = at("v2.db");
         TB_CHECK(tb_store_create_at_version(p, 2, msg, sizeof msg) == TB_OK);
@@ -546,7 +558,7 @@ int main(void)
         char *before = slurp(p, &n0);
         tb_store *s = NULL;
         TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_EDB);   /* read-only: refused */
-        TB_CHECK_STR_CONTAINS(msg, "has schema version 2, older than this tilebench");
+        TB_CHECK_STR_CONTAINS(msg, "written by an older tilebench (schema version 2;");
         TB_CHECK(before && same_bytes(p, before, n0));
         free(before);
         s = NULL;

@@ -331,8 +331,10 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     tb_run_info *run = calloc(1, sizeof *run);
 
     if (c.resume) {
-        /* the run's options come from the database, which must exist */
-        rc = tb_store_open(db, 0, 0, &st, msg, sizeof msg);
+        /* the run's options come from the database, which must exist; read-only, so that a
+         * file that cannot be resumed (an older schema, no such run, a complete run) is
+         * refused before anything is written to it */
+        rc = tb_store_open(db, 0, 1, &st, msg, sizeof msg);
         if (rc) { free(run); return tb_cli_error("%s", msg); }
         rc = tb_store_run_get(st, c.resume, run, msg, sizeof msg);
         tb_store_close(st);

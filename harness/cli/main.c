@@ -28,6 +28,7 @@ static void usage(FILE *f)
         "           measured in one interleaved sweep, or the head against a baseline (GPU)\n"
         "  compare  two runs or baselines, variant by variant: faster, slower, new, invalid...\n"
         "  baseline save a run as a baseline file for a later gate or compare\n"
+        "  migrate  bring a database written by an older tilebench to this schema\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; 'tilebench <command> --help' for a command's\n"
@@ -48,7 +49,7 @@ static const struct {
 } commands[] = {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
     { "export", cmd_export }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
-    { "compare", cmd_compare }, { "baseline", cmd_baseline },
+    { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate },
 };
 
 /* The command's exit code; then standard output flushed, closed and checked, whatever the
@@ -71,7 +72,7 @@ static int run(int argc, char **argv)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
     return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, "
-                        "compare, baseline)", c);
+                        "compare, baseline, migrate)", c);
 }
 
 int main(int argc, char **argv)

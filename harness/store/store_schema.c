@@ -13,6 +13,8 @@
 #include <sqlite3.h>
 
 #include <errno.h>
+#include <libgen.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,39 +312,37 @@ static int inspect(tb_store *s, int create, int target, int *version, char *msg,
     sqlite3_finalize(st);
     if (uv < target && s->read_only)
         return tb_fail(msg, len, TB_EDB,
-                       "'%s' has schema version %d, older than this tilebench (%d): run a "
-                       "command that writes to it (such as sweep) to migrate it first",
-                       s->path, uv, target);
+                       "'%s' was written by an older tilebench (schema version %d; this one "
+                       "reads %d): run 'tilebench migrate --db %s' first (commands that only "
+                       "read never change a database)", s->path, uv, target, s->path);
     return TB_OK;
 }
 
-/* Applies steps from..target, one transaction each. The version is read again under the
- * write lock, so two processes opening one new file do not both run a step. */
+/* Applies steps from..target in one transaction: a migration is whole or not at all, so a
+ * command that fails after it never leaves a half-migrated file. The version is read again
+ * under the write lock, so two processes opening one new file do not both run a step. */
 static int migrate(tb_store *s, int from, int target, char *msg, size_t len)
 {
-    for (int v = from + 1; v <= target; v++) {
-        int rc = tbs_tx_begin(s, msg, len, "begin a migration");
-        if (rc) return rc;
-        int cur = 0;
-        if (pragma_int(s->db, "PRAGMA user_version", &cur) != SQLITE_OK) {
-            rc = tbs_db_fail(s, msg, len, "read the schema version");
+    if (from >= target) return TB_OK;
+    int rc = tbs_tx_begin(s, msg, len, "begin a migration");
+    if (rc) return rc;
+    int cur = 0;
+    if (pragma_int(s->db, "PRAGMA user_version", &cur) != SQLITE_OK) {
+        rc = tbs_db_fail(s, msg, len, "read the schema version");
+        tbs_tx_rollback(s);
+        return rc;
+    }
+    for (int v = cur + 1; v <= target; v++) {
+        char *err = NULL;
+        if (sqlite3_exec(s->db, migrations[v - 1], NULL, NULL, &err) != SQLITE_OK) {
+            rc = tb_fail(msg, len, TB_EDB, "cannot migrate '%s' to schema version %d: %s",
+                         s->path, v, err ? err : sqlite3_errmsg(s->db));
+            sqlite3_free(err);
             tbs_tx_rollback(s);
             return rc;
         }
-        if (cur < v) {
-            char *err = NULL;
-            if (sqlite3_exec(s->db, migrations[v - 1], NULL, NULL, &err) != SQLITE_OK) {
-                rc = tb_fail(msg, len, TB_EDB, "cannot migrate '%s' to schema version %d: %s",
-                             s->path, v, err ? err : sqlite3_errmsg(s->db));
-                sqlite3_free(err);
-                tbs_tx_rollback(s);
-                return rc;
-            }
-        }
-        rc = tbs_tx_commit(s, msg, len, "commit a migration");
-        if (rc) return rc;
     }
-    return TB_OK;
+    return tbs_tx_commit(s, msg, len, "commit a migration");
 }
 
 static int set_pragmas(tb_store *s, char *msg, size_t len)
@@ -367,6 +367,29 @@ static int set_pragmas(tb_store *s, char *msg, size_t len)
         return tb_fail(msg, len, TB_EDB, "cannot enable WAL in '%s': journal mode stays '%s'",
                        s->path, mode);
     return TB_OK;
+}
+
+/* May this process write path and the folder it is in (where SQLite makes -wal and -shm)? */
+static int writable_here(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy) return 0;
+    int ok = access(path, W_OK) == 0 && access(dirname(copy), W_OK) == 0;
+    free(copy);
+    return ok;
+}
+
+/* "file:PATH?mode=ro&immutable=1" with PATH percent-encoded; 0, or -1 when it does not fit. */
+static int uri_of(const char *path, char *out, size_t len)
+{
+    size_t at = (size_t)snprintf(out, len, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p && at + 4 < len; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
+            at += (size_t)snprintf(out + at, len - at, "%%%02X", *p);
+        else out[at++] = (char)*p;
+    }
+    int n = snprintf(out + at, len > at ? len - at : 0, "?mode=ro&immutable=1");
+    return n < 0 || at + (size_t)n >= len ? -1 : 0;
 }
 
 static int store_open(const char *path, int create, int read_only, int target, tb_store **out,
@@ -397,14 +420,32 @@ static int store_open(const char *path, int create, int read_only, int target, t
 
     /* read_only opens read-write too, then sets query_only: a SQLITE_OPEN_READONLY
      * connection to a WAL database cannot remove the -wal and -shm it makes, and would leave
-     * them beside a file it refused. (SQLite itself falls back to reading only when the
-     * file is write-protected.) */
+     * them beside a file it refused. But where this process may not write the file or its
+     * folder (a read-only file, folder or medium), it opens the file immutable (a URI with
+     * mode=ro&immutable=1): no lock, no -wal or -shm made, nothing written anywhere. An
+     * immutable read cannot see a write-ahead log, so a non-empty -wal beside such a file is
+     * refused rather than read stale. */
     int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
     /* This libsqlite3 may read "file:..." as a URI and ":memory:" as no file at all; a
      * name without a slash gets "./" so that SQLite opens the file that stat() saw. */
-    char name[TB_PATH_LEN + 2];
+    char name[TB_PATH_LEN * 3 + 64];
     snprintf(name, sizeof name, "%s%s", strchr(path, '/') ? "" : "./", path);
     int rc;
+    if (read_only && exists && !writable_here(path)) {
+        char wal[TB_PATH_LEN + 8];
+        struct stat ws;
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        if (stat(wal, &ws) == 0 && ws.st_size > 0) {
+            rc = tb_fail(msg, len, TB_EDB, "cannot read '%s': it may not be written here and its "
+                         "write-ahead log '%s' holds data only a writer can fold in", path, wal);
+            goto err;
+        }
+        if (uri_of(path, name, sizeof name)) {
+            rc = tb_fail(msg, len, TB_EDB, "cannot open '%s': the path is too long", path);
+            goto err;
+        }
+        flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    }
     if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK) {
         rc = tb_fail(msg, len, TB_EDB, "cannot open '%s': %s", path,
                      s->db ? sqlite3_errmsg(s->db) : "out of memory");
