@@ -107,5 +107,39 @@ done
     || bad files-5.2 "a reader changed the older database or left files beside it"
 out=$("$TB" migrate --db old.db 2>&1); [ $? = 0 ] && grep -q "migrated from schema version 1 to" <<<"$out" && ok files-5.3 || bad files-5.3 "$out"
 out=$("$TB" migrate --db old.db 2>&1); [ $? = 0 ] && grep -q "already" <<<"$out" && ok files-5.4 || bad files-5.4 "$out"
+# 6. shape lists: names are sets, paths look like paths; bounded, fast, right line numbers
+shapes_err() {   # ID NEEDLE SPEC: sweep refuses SPEC in one line naming NEEDLE, in under 2 s
+    local id=$1 needle=$2 spec=$3 s=$(date +%s%N)
+    local out; out=$("$TB" sweep --shapes "$spec" --db sw.db 2>&1); local rc=$?
+    local ms=$(( ($(date +%s%N) - s) / 1000000 ))
+    [ $rc = 2 ] && grep -qF -- "$needle" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ] && [ $ms -lt 2000 ] && [ ! -e sw.db ] \
+        && ok "$id" || bad "$id" "exit $rc in $ms ms: $out"
+}
+shapes_err files-6.1 "empty item 1 in the shape list" ",,,"
+shapes_err files-6.2 "empty item 2 in the shape list" "4096x4096x4096,,8x8x8"
+: > empty.txt; shapes_err files-6.3 "shape file './empty.txt' has no shapes" ./empty.txt
+shapes_err files-6.4 "shape file '/dev/zero'" /dev/zero
+$PY -c "
+with open('big.txt', 'w') as f:
+    for i in range(200000): f.write('%dx%dx64\n' % (i % 500 + 1, i % 300 + 1))
+    f.write('12x3\n')"
+shapes_err files-6.5 "./big.txt:200001: malformed shape '12x3'" ./big.txt
+$PY -c "print('# ' + 'c' * 5000); print('1x2x3 ok'); print('bad')" > longline.txt
+shapes_err files-6.6 "./longline.txt:1: line longer than 4096 bytes" ./longline.txt
+$PY -c "print('# ' + 'c' * 600); print('1x2x3 ok'); print('bad')" > comment.txt
+shapes_err files-6.7 "./comment.txt:3: malformed shape 'bad'" ./comment.txt
+echo "1x2x3" > square; shapes_err files-6.8 "'square' names both a shipped shape set and a file here: write ./square" square
+echo "1x2x3" > mine; shapes_err files-6.9 "unknown shape set 'mine'" mine
+rm -f mine square
+printf '1x2x3 a\033[31mred\n' > ctl.txt; shapes_err files-6.10 "./ctl.txt:1: a label longer than" ./ctl.txt
+# a valid list reaches the next step (no GPU here: the GPU error, not a shape error)
+$PY -c "print('# ' + 'c' * 600); print('1x2x3 ok  # a label')" > good.txt
+out=$("$TB" sweep --shapes "4096x4096x4096 , ./good.txt" --db sw.db 2>&1)
+grep -q "malformed\|shape file" <<<"$out" && bad files-6.11 "$out" || ok files-6.11
+many=""; for i in $(seq 1 65); do many="$many --filter f$i"; done
+out=$("$TB" list $many 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "more than 64 --filter" <<<"$out" && ok files-6.12 || bad files-6.12 "65 --filter: exit $rc: $(tail -1 <<<"$out")"
+out=$("$TB" list --filter 'no-such-variant*' --format json 2>/dev/null); rc=$?
+[ $rc = 0 ] && [ "$(tr -d ' \n' <<<"$out")" = "[]" ] && ok files-6.13 || bad files-6.13 "list --format json with no match: exit $rc: $out"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     TB_CASE("shapes-4.1", "unknown set names the sets there are") {
         tb_shape_list l = { 0 };
         TB_CHECK(tb_shapes_add(&l, "nosuchset", sets, msg, sizeof msg) == TB_EUSAGE);
-        TB_CHECK_STR_CONTAINS(msg, "unknown shape set or file 'nosuchset'");
+        TB_CHECK_STR_CONTAINS(msg, "unknown shape set 'nosuchset'");
         TB_CHECK_STR_CONTAINS(msg, "square");
         tb_shapes_free(&l);
     }

@@ -68,6 +68,15 @@ int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long
     return 0;
 }
 
+int tb_cli_push(char **v, size_t *n, size_t cap, char *s, const char *flag)
+{
+    if (*n >= cap)
+        return tb_cli_error("more than %zu %s flags (use a glob, a directory or a shape file for "
+                            "more)", cap, flag);
+    v[(*n)++] = s;
+    return 0;
+}
+
 int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_)
 {
     const char *arg = argv[optind_ - 1];

@@ -23,6 +23,10 @@ int tb_cli_exit_for(int code);
  * returns -1. */
 int tb_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
 int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
+/* Append s to v (n of cap used) for a repeatable flag; past cap, "more than CAP FLAG flags
+ * ..." is printed and 2 returned (the flag's values are never dropped silently). */
+#define TB_CLI_MAX_REPEAT 64
+int tb_cli_push(char **v, size_t *n, size_t cap, char *s, const char *flag);
 /* "unknown option '--x' for 'sweep' (see 'tilebench sweep --help')"; returns 2. */
 int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_);
 struct tb_store;

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define GATE_DEFAULT_DB "results/gate.db"
-#define GATE_MAX_PATHS 64
+#define GATE_MAX_PATHS TB_CLI_MAX_REPEAT
 
 static void help(void)
 {
@@ -83,9 +83,7 @@ typedef struct gate_cli {
 
 static int push(char **v, size_t *n, const char *s, const char *flag)
 {
-    if (*n >= GATE_MAX_PATHS) return tb_cli_error("more than %d %s", GATE_MAX_PATHS, flag);
-    v[(*n)++] = (char *)s;
-    return 0;
+    return tb_cli_push(v, n, GATE_MAX_PATHS, (char *)s, flag);
 }
 
 static int parse(int argc, char **argv, gate_cli *g)

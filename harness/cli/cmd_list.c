@@ -31,7 +31,7 @@ int cmd_list(int argc, char **argv, const tb_paths *paths)
         { "variants", required_argument, 0, 'v' }, { "filter", required_argument, 0, 'f' },
         { "exclude", required_argument, 0, 'x' }, { "format", required_argument, 0, 'F' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-    char *vp[64], *inc[64], *exc[64];
+    char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT];
     size_t nvp = 0, ninc = 0, nexc = 0;
     const char *format = "table";
     int c;
@@ -39,9 +39,9 @@ int cmd_list(int argc, char **argv, const tb_paths *paths)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'v': if (nvp < 64) vp[nvp++] = optarg; break;
-        case 'f': if (ninc < 64) inc[ninc++] = optarg; break;
-        case 'x': if (nexc < 64) exc[nexc++] = optarg; break;
+        case 'v': if (tb_cli_push(vp, &nvp, TB_CLI_MAX_REPEAT, optarg, "--variants")) return 2; break;
+        case 'f': if (tb_cli_push(inc, &ninc, TB_CLI_MAX_REPEAT, optarg, "--filter")) return 2; break;
+        case 'x': if (tb_cli_push(exc, &nexc, TB_CLI_MAX_REPEAT, optarg, "--exclude")) return 2; break;
         case 'F': format = optarg; break;
         case 'h': help(); return 0;
         default: return tb_cli_bad_option("list", argv, optind, optopt);
@@ -61,6 +61,13 @@ int cmd_list(int argc, char **argv, const tb_paths *paths)
     if (rc) return tb_cli_error("%s", msg);
     for (size_t i = 0; i < cat.n_refusals; i++) tb_cli_warn("refused: %s", cat.refusals[i]);
     rc = tb_catalog_select(&cat, inc, ninc, exc, nexc, msg, sizeof msg);
+    /* a filter that matches nothing: an empty JSON array and success, as a filter should;
+     * the table says so in one line */
+    if (rc && !strcmp(format, "json") && cat.n == 0) {
+        printf("[]\n");
+        tb_catalog_free(&cat);
+        return 0;
+    }
     if (rc) { tb_catalog_free(&cat); return tb_cli_error("%s", msg); }
     if (!strcmp(format, "json")) {
         cJSON *a = cJSON_CreateArray();

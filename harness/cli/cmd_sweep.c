@@ -88,7 +88,7 @@ enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOU
        O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
-    char *vp[64], *inc[64], *exc[64], *shp[64];
+    char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT], *shp[TB_CLI_MAX_REPEAT];
     size_t nvp, ninc, nexc, nshp;
     const char *db;
     long long resume;
@@ -160,7 +160,7 @@ static int strv_from_json(const cJSON *a, char **out, size_t *n)
 {
     *n = 0;
     const cJSON *it;
-    cJSON_ArrayForEach(it, a) if (cJSON_IsString(it) && *n < 64) out[(*n)++] = strdup(it->valuestring);
+    cJSON_ArrayForEach(it, a) if (cJSON_IsString(it) && *n < TB_CLI_MAX_REPEAT) out[(*n)++] = strdup(it->valuestring);
     return 0;
 }
 
@@ -231,10 +231,10 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         if (ch >= O_TIMEOUT && ch <= O_SANITIZE) c->explicit_opts = 1;
         if (ch == O_VARIANTS || ch == O_FILTER || ch == O_EXCLUDE || ch == O_SHAPES) c->explicit_opts = 1;
         switch (ch) {
-        case O_VARIANTS: if (c->nvp < 64) c->vp[c->nvp++] = strdup(optarg); break;
-        case O_FILTER: if (c->ninc < 64) c->inc[c->ninc++] = strdup(optarg); break;
-        case O_EXCLUDE: if (c->nexc < 64) c->exc[c->nexc++] = strdup(optarg); break;
-        case O_SHAPES: if (c->nshp < 64) c->shp[c->nshp++] = strdup(optarg); break;
+        case O_VARIANTS: if (tb_cli_push(c->vp, &c->nvp, TB_CLI_MAX_REPEAT, strdup(optarg), "--variants")) return 2; break;
+        case O_FILTER: if (tb_cli_push(c->inc, &c->ninc, TB_CLI_MAX_REPEAT, strdup(optarg), "--filter")) return 2; break;
+        case O_EXCLUDE: if (tb_cli_push(c->exc, &c->nexc, TB_CLI_MAX_REPEAT, strdup(optarg), "--exclude")) return 2; break;
+        case O_SHAPES: if (tb_cli_push(c->shp, &c->nshp, TB_CLI_MAX_REPEAT, strdup(optarg), "--shapes")) return 2; break;
         case O_DB: c->db = optarg; break;
         case O_RESUME: if (tb_cli_int("--resume", optarg, 1, INT64_MAX, &c->resume)) return 2; break;
         case O_TIMEOUT: if (tb_cli_double("--timeout", optarg, 0.1, 86400, &c->o.timeout_s)) return 2; break;

@@ -13,7 +13,14 @@ typedef struct tb_shape {
 typedef struct tb_shape_list {
     tb_shape *v;
     size_t n, cap;
+    size_t *set, set_slots;   /* the duplicate set (private to shapes.c) */
 } tb_shape_list;
+
+/* The bounds on what is read (docs/cli.md): a shape file of at most TB_SHAPES_MAX_BYTES, lines
+ * of at most TB_SHAPES_MAX_LINE bytes, at most TB_SHAPES_MAX distinct shapes in a list. */
+#define TB_SHAPES_MAX_BYTES (16 << 20)
+#define TB_SHAPES_MAX_LINE 4096
+#define TB_SHAPES_MAX 100000
 
 /* Parse one "MxNxK" or "MxNxKxB" token. TB_OK or TB_EUSAGE ("malformed shape 'x' (want
  * MxNxK or MxNxKxB)", "shape 'x' has a non-positive size", "shape 'x' is too large"). */
@@ -21,7 +28,10 @@ int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len);
 
 /* Append the shapes of spec: a comma-separated list whose items are shapes, names of sets
  * in sets_dir, or paths of shape files (one shape per line, an optional label after it,
- * '#' starts a comment). Duplicates (same m, n, k, batch) are dropped, first kept. */
+ * '#' starts a comment). A path must look like one (hold a '/' or a '.': ./square); a bare
+ * name is a set, and a name that is both a set and a file here is refused. An empty item, a
+ * file over the bounds, a NUL byte or a bad line is an error naming the file and the line.
+ * Duplicates (same m, n, k, batch) are dropped, first kept, in O(1) each. */
 int tb_shapes_add(tb_shape_list *l, const char *spec, const char *sets_dir, char *msg, size_t len);
 
 void tb_shapes_free(tb_shape_list *l);
