@@ -141,5 +141,25 @@ out=$("$TB" list $many 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "more than 64 --filter" <<<"$out" && ok files-6.12 || bad files-6.12 "65 --filter: exit $rc: $(tail -1 <<<"$out")"
 out=$("$TB" list --filter 'no-such-variant*' --format json 2>/dev/null); rc=$?
 [ $rc = 0 ] && [ "$(tr -d ' \n' <<<"$out")" = "[]" ] && ok files-6.13 || bad files-6.13 "list --format json with no match: exit $rc: $out"
+# 7. text that came from outside reaches a terminal escaped and a JSON file as valid UTF-8
+z="$TB_BUILD/tests/zoo/zoo_hostile_text.so"
+"$TB" list --variants "$z" > l.out 2> l.err; rc=$?
+[ $rc = 0 ] && grep -q zoo_hostile_ok l.out && [ "$(grep -c 'refused:' l.err)" = 3 ] && ! grep -q $'\x1b' l.err \
+    && grep -q 'zoo\\x1b\]0;pwned\\x07' l.err && ok files-7.1 || bad files-7.1 "hostile variant text at load: exit $rc: $(cat -v l.err | head -3)"
+grep -q "is longer than the limit" l.err && grep -q "is not valid UTF-8" l.err && ok files-7.2 || bad files-7.2 "refusal reasons"
+"$TB" list --variants "$z" --format json 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); assert [v["name"] for v in d] == ["zoo_hostile_ok"]' \
+    && ok files-7.3 || bad files-7.3 "list --format json"
+"$TB_BUILD/tests/make_gate_fixture" h.db >/dev/null
+script -qc "$TB show --db h.db --run 3 --detail" /dev/null > pty.out 2>&1
+! grep -q $'\x1b' pty.out && grep -q 'x1b\]0;pwned' pty.out && ok files-7.4 || bad files-7.4 "show on a terminal: $(grep -c $'\x1b' pty.out) escape bytes"
+for f in json csv; do "$TB" export --db h.db --run 3 --format $f --output h3.$f; done
+$PY -c '
+import json
+raw = open("h3.json", "rb").read(); raw.decode("utf-8")
+json.loads(raw, parse_constant=lambda x: (_ for _ in ()).throw(ValueError(x)))
+open("h3.csv", "rb").read().decode("utf-8")' && ok files-7.5 || bad files-7.5 "an export is not valid UTF-8 or not strict JSON"
+script -qc "$TB export --db h.db --run 3 --format csv" /dev/null > pty2.out 2>&1
+! grep -q $'\x1b' pty2.out && ok files-7.6 || bad files-7.6 "export to a terminal carried escape bytes"
+out=$("$TB" compare 1 9 --db h.db 2>&1 >/dev/null); [ "$(wc -l <<<"$out")" = 1 ] && ok files-7.7 || bad files-7.7 "$out"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

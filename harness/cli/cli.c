@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "common/tb.h"
+#include "common/text.h"
 #include "store/store.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -11,13 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One line on stderr: the message with every control character (newlines too) shown
+ * escaped, whatever text from a variant or a database it carries (common/text.h). */
+static void say(const char *what, const char *fmt, va_list ap)
+{
+    char raw[2048], clean[2048 * 4];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "tilebench: %s: %s\n", what, tb_text_escape(raw, clean, sizeof clean, 0));
+}
+
 int tb_cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("tilebench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("error", fmt, ap);
     va_end(ap);
     return TB_EXIT_USAGE;
 }
@@ -26,9 +34,7 @@ void tb_cli_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("tilebench: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning", fmt, ap);
     va_end(ap);
 }
 

@@ -77,6 +77,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    tb_out_guard_terminal();
     int rc = run(argc, argv);
     int out = tb_out_close_stdout();
     if (out == TB_EXIT_PIPE) return TB_EXIT_PIPE;

@@ -1,9 +1,10 @@
-/* output.c - writing a file the user named without destroying what it should write into
- * (see output.h): in place for devices, FIFOs and /dev, /proc paths; through a temporary file
+/* output.c - writing a file the user named without destroying what it should write into,
+ * and standard output checked at exit and escaped on a terminal (see output.h): in place for devices, FIFOs and /dev, /proc paths; through a temporary file
  * and a rename for regular files; never over the database being read; cleaned up on a signal. */
 #define _GNU_SOURCE
 #include "cli/output.h"
 #include "common/tb.h"
+#include "common/text.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -175,4 +176,46 @@ int tb_out_close_stdout(void)
     fprintf(stderr, "tilebench: error: cannot write to standard output: %s\n",
             e ? strerror(e) : "write error");
     return 1;
+}
+
+/* On a terminal, standard output passes through a filter that shows control characters
+ * escaped (common/text.h): a table may carry text from a variant or a database, and a
+ * terminal must get text, never commands. Pipes and files get the bytes as they are. */
+static ssize_t term_write(void *cookie, const char *buf, size_t n)
+{
+    (void)cookie;
+    static char pending[4];        /* the start of a character the last call ended inside */
+    static size_t npending;
+    char in[512 + 4], out[4 * (512 + 4) + 8];
+    size_t done = 0;
+    while (done < n) {
+        size_t take = n - done < 512 ? n - done : 512, used = 0;
+        memcpy(in, pending, npending);
+        memcpy(in + npending, buf + done, take);
+        size_t total = npending + take;
+        size_t at = tb_text_escape_bytes(in, total, out, sizeof out, 1, 0, &used);
+        npending = total - used;   /* at most 3 bytes of an unfinished character */
+        memcpy(pending, in + used, npending);
+        for (size_t w = 0; w < at;) {
+            ssize_t r = write(1, out + w, at - w);
+            if (r < 0) { if (errno == EINTR) continue; return -1; }
+            w += (size_t)r;
+        }
+        done += take;
+    }
+    return (ssize_t)n;
+}
+
+static int term_close(void *cookie)
+{
+    (void)cookie;
+    return 0;
+}
+
+void tb_out_guard_terminal(void)
+{
+    if (!isatty(1)) return;
+    cookie_io_functions_t io = { NULL, term_write, NULL, term_close };
+    FILE *f = fopencookie(NULL, "w", io);
+    if (f) { setvbuf(f, NULL, _IOLBF, 0); stdout = f; }
 }

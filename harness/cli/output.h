@@ -40,4 +40,8 @@ void tb_out_abort(tb_out *o);
  * when the reader went away (EPIPE); 1 with one line on stderr for any other write error. */
 #define TB_EXIT_PIPE 141
 int tb_out_close_stdout(void);
+/* When standard output is a terminal, route it through a filter that shows control characters
+ * (C0 but newline and tab, DEL, C1) as \xNN: a table may carry text from a variant or a
+ * database, and a terminal must get text, never commands. Call first thing in main(). */
+void tb_out_guard_terminal(void);
 #endif

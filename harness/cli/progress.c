@@ -5,6 +5,10 @@
 #define _GNU_SOURCE
 #include "cli/progress.h"
 #include "cli/cli.h"
+#include "common/text.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -18,6 +22,12 @@ void tb_progress_warning(void *ctx, const char *line)
     tb_progress *r = ctx;
     tb_progress_clear(r);
     tb_cli_warn("%s", line);
+}
+
+int tb_progress_can_draw(void)
+{
+    const char *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+    return isatty(2) && !(term && !strcmp(term, "dumb")) && !(nc && *nc);
 }
 
 double tb_progress_now_s(void)
@@ -54,8 +64,9 @@ void tb_progress_status(void *ctx, const tb_variant_info *v, const tb_shape *s, 
     if (t - last < 0.1) return;   /* variants take turns many times a second */
     last = t;
     char what[256];
+    char name[sizeof v->name * 4];
     snprintf(what, sizeof what, "%lldx%lldx%lld %s", (long long)s->m, (long long)s->n,
-             (long long)s->k, v->name);
+             (long long)s->k, tb_text_escape(v->name, name, sizeof name, 0));
     draw_bar(r, what, done, total);
 }
 
@@ -66,8 +77,10 @@ void tb_progress_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
     if (r->tty) {
         if (m->status != TB_STATUS_OK && m->status != TB_STATUS_UNSUPPORTED) {
             tb_progress_clear(r);
+            char reason[sizeof m->reason * 4];
             fprintf(stderr, "  %s %lldx%lldx%lld: %s: %s\n", v->name, (long long)s->m,
-                    (long long)s->n, (long long)s->k, tb_status_name(m->status), m->reason);
+                    (long long)s->n, (long long)s->k, tb_status_name(m->status),
+                    tb_text_escape(m->reason, reason, sizeof reason, 0));
         }
         draw_bar(r, "", done, total);
         return;
@@ -76,7 +89,9 @@ void tb_progress_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
     char fig[64] = "";
     if (m->status == TB_STATUS_OK && m->disposition == TB_DISP_PASSED)
         snprintf(fig, sizeof fig, "%.1f TFLOP/s ", m->tflops);
+    char reason[sizeof m->reason * 4];
     fprintf(stderr, "[%zu/%zu] %lldx%lldx%lld %s: %s%s/%s%s%s\n", done, total, (long long)s->m,
             (long long)s->n, (long long)s->k, v->name, fig, tb_status_name(m->status),
-            tb_disposition_name(m->disposition), m->reason[0] ? ": " : "", m->reason);
+            tb_disposition_name(m->disposition), m->reason[0] ? ": " : "",
+            tb_text_escape(m->reason, reason, sizeof reason, 0));
 }

@@ -12,6 +12,9 @@ typedef struct tb_progress {
     int bar_shown;
 } tb_progress;
 
+/* May a bar be drawn on stderr? Only on a terminal, and not when TERM is "dumb" or NO_COLOR
+ * is set (no cursor control then: plain lines). */
+int tb_progress_can_draw(void);
 /* Seconds on the monotonic clock. */
 double tb_progress_now_s(void);
 /* Erase the bar, if shown, so that a line can be printed. */

@@ -122,7 +122,7 @@ int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, cons
                        int progress, int quiet, const char *gpu_name, double *seconds,
                        char *msg, size_t len)
 {
-    tb_progress r = { isatty(2) && progress, quiet, tb_progress_now_s(), 0 };
+    tb_progress r = { progress && tb_progress_can_draw(), quiet, tb_progress_now_s(), 0 };
     tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -4,6 +4,7 @@
 #include "driver/hash.h"
 #include "driver/spawn.h"
 #include "common/tb.h"
+#include "common/text.h"
 #include "common/wire.h"
 #include <dirent.h>
 #include <errno.h>
@@ -100,9 +101,27 @@ static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
     } else {
         snprintf(vi.name, sizeof vi.name, "%s", tb_json_str(vo, "name", ""));
     }
-    snprintf(vi.family, sizeof vi.family, "%s", tb_json_str(vo, "family", ""));
-    snprintf(vi.sass, sizeof vi.sass, "%s", tb_json_str(vo, "sass", ""));
-    snprintf(vi.params_json, sizeof vi.params_json, "%s", tb_json_str(vo, "params", "{}"));
+    /* what a variant supplies is checked, never cut: the limits of variant.h */
+    const struct { const char *what, *v; size_t cap; } text[] = {
+        { "family", tb_json_str(vo, "family", ""), sizeof vi.family },
+        { "sass", tb_json_str(vo, "sass", ""), sizeof vi.sass },
+        { "parameter text", tb_json_str(vo, "params", "{}"), sizeof vi.params_json } };
+    for (size_t t = 0; t < sizeof text / sizeof text[0]; t++) {
+        const char *why = strlen(text[t].v) >= text[t].cap ? "is longer than the limit"
+                          : !tb_text_utf8_valid(text[t].v) ? "is not valid UTF-8"
+                          : tb_text_has_control(text[t].v) ? "holds control characters" : NULL;
+        if (why) {
+            char line[TB_MSG_LEN * 2], shown[256];
+            snprintf(line, sizeof line, "'%s': variant '%.127s': its %s (%zu bytes at most) %s: '%s'",
+                     file, vi.name, text[t].what, text[t].cap - 1, why,
+                     tb_text_escape(text[t].v, shown, sizeof shown, 0));
+            strv_push(&c->refusals, &c->n_refusals, line);
+            return TB_OK;
+        }
+    }
+    snprintf(vi.family, sizeof vi.family, "%s", text[0].v);
+    snprintf(vi.sass, sizeof vi.sass, "%s", text[1].v);
+    snprintf(vi.params_json, sizeof vi.params_json, "%s", text[2].v);
     snprintf(vi.file, sizeof vi.file, "%s", file);
     vi.index = (int)tb_json_num(vo, "index", 0);
     for (size_t i = 0; i < c->n; i++)

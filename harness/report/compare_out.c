@@ -1,20 +1,19 @@
 /* compare_out.c - a comparison as a table, Markdown, JUnit XML or JSON (see compare_out.h). */
 #include "report/compare_out.h"
 #include "common/tb.h"
+#include "common/text.h"
+#include <stdlib.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
 
 /* ---- text that did not come from us ------------------------------------------------------ */
 
-/* s with control characters (C0 but tab, DEL, C1 as UTF-8 0xC2 0x80-0x9F) shown as \xNN. */
+/* s with control characters shown as \xNN (common/text.h). */
 static void put_clean(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((*p < 0x20 && *p != '\t') || *p == 0x7f) fprintf(f, "\\x%02x", *p);
-        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) { fprintf(f, "\\x%02x", p[1]); p++; }
-        else fputc(*p, f);
-    }
+    char buf[2048];
+    fputs(tb_text_escape(s, buf, sizeof buf, 0), f);
 }
 
 static void put_md(FILE *f, const char *s)
@@ -28,8 +27,10 @@ static void put_md(FILE *f, const char *s)
     }
 }
 
-static void put_xml(FILE *f, const char *s)
+static void put_xml(FILE *f, const char *in)
 {
+    char s[2048];
+    tb_text_utf8_clean(in, s, sizeof s);   /* an XML parser refuses bytes that are not UTF-8 */
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
         case '<': fputs("&lt;", f); break;
@@ -244,7 +245,10 @@ int tb_compare_write_json(const tb_comparison *c, const tb_compare_label *l, FIL
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
     if (!txt) return TB_ENOMEM;
-    fputs(txt, f);
+    size_t cap = strlen(txt) * 3 + 1;
+    char *clean = malloc(cap);   /* reasons may carry bytes that are not UTF-8 */
+    fputs(clean ? tb_text_utf8_clean(txt, clean, cap) : txt, f);
+    free(clean);
     fputc('\n', f);
     cJSON_free(txt);
     return done(f);

@@ -10,6 +10,7 @@
 #include "report/export.h"
 #include "report/roofline.h"
 #include "common/tb.h"
+#include "common/text.h"
 
 #include <cjson/cJSON.h>
 
@@ -260,10 +261,21 @@ static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt,
     return o;
 }
 
+/* Writes text, with any byte that is not valid UTF-8 replaced by U+FFFD: a variant's output
+ * or an old database may hold such bytes, and a JSON or CSV file must stay valid UTF-8. In
+ * JSON they can only sit inside strings (its syntax is ASCII), so the document stays valid. */
 static int write_text(FILE *out, const char *text, const char *what, char *msg, size_t len)
 {
     errno = 0;
-    if (fputs(text, out) == EOF || fflush(out) == EOF || ferror(out))
+    char *clean = NULL;
+    if (!tb_text_utf8_valid(text)) {
+        size_t cap = strlen(text) * 3 + 1;
+        if (!(clean = malloc(cap))) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+        text = tb_text_utf8_clean(text, clean, cap);
+    }
+    int bad = fputs(text, out) == EOF || fflush(out) == EOF || ferror(out);
+    free(clean);
+    if (bad)
         return tb_fail(msg, len, TB_EIO, "cannot write the %s export: %s", what,
                        errno ? strerror(errno) : "write error");
     return TB_OK;
@@ -354,6 +366,8 @@ static const char *const csv_fixed[] = {
  * quotes doubled inside. */
 static void csv_cell(FILE *out, const char *s, int first)
 {
+    char clean[4096];
+    if (!tb_text_utf8_valid(s)) s = tb_text_utf8_clean(s, clean, sizeof clean);
     if (!first) fputc(',', out);
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, out);

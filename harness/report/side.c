@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "report/side.h"
 #include "common/tb.h"
+#include "common/text.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -184,7 +185,10 @@ int tb_side_write_baseline(const tb_side *s, FILE *f, char *msg, size_t len)
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!txt) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
-    int bad = fputs(txt, f) < 0 || fputc('\n', f) == EOF;
+    size_t cap = strlen(txt) * 3 + 1;
+    char *clean = malloc(cap);   /* a reason may carry bytes that are not UTF-8 */
+    int bad = !clean || fputs(tb_text_utf8_clean(txt, clean, cap), f) < 0 || fputc('\n', f) == EOF;
+    free(clean);
     cJSON_free(txt);
     return bad ? tb_fail(msg, len, TB_EIO, "cannot write the baseline: %s", strerror(errno)) : TB_OK;
 }

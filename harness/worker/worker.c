@@ -68,13 +68,14 @@ static int cmd_probe(int argc, char **argv)
             rc = tb_lib_variant(lib, idx, &v, msg, sizeof msg);
             if (rc) { cJSON_AddItemToArray(refused, cJSON_CreateString(msg)); continue; }
             if (!v) break;
-            char pj[1024];
+            char pj[8192];   /* larger than the parent's limit, so it sees what is too long */
             cJSON *vo = cJSON_CreateObject();
             cJSON_AddNumberToObject(vo, "index", idx);
             cJSON_AddStringToObject(vo, "name", v->name);
             cJSON_AddStringToObject(vo, "family", v->family);
             cJSON_AddStringToObject(vo, "sass", v->sass ? v->sass : "");
-            tb_params_json(v->params, pj, sizeof pj);
+            if (tb_params_json(v->params, pj, sizeof pj) >= (int)sizeof pj)
+                memset(pj, '?', sizeof pj - 1);   /* far over the limit: refused as too long */
             cJSON_AddStringToObject(vo, "params", pj);
             cJSON_AddItemToArray(vs, vo);
         }

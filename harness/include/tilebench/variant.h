@@ -153,9 +153,13 @@ typedef struct tb_variant {
 
     /* SASS targets the kernels were built for, comma separated: "sm_90a", "sm_80,sm_90".
      * "sm_XYa" runs only on compute capability X.Y; "sm_XY" on X.y for y >= Y (SASS is
-     * compatible within a major version); "compute_XY" (PTX) on X.Y and later; "any" means
-     * the library has no kernels of its own (a wrapper around a vendor library). A variant
-     * with nothing for the GPU is refused before it is called. */
+     * compatible within a major version); "any" means the library has no kernels of its own
+     * (a wrapper around a vendor library). "compute_XY" (PTX only) is not accepted: what the
+     * driver would compile from it at run time is not the code that was tuned. A variant with
+     * nothing for the GPU is refused before it is called.
+     * Text limits, checked when the library is probed (a variant over them is refused, never
+     * cut): name up to 127 bytes of [A-Za-z0-9_.-]; family and sass up to 63 bytes, and the
+     * parameters as JSON up to 1023, all valid UTF-8 without control characters. */
     const char *sass;
 
     /* Non-zero when the variant computes this problem; 0 with a one-line reason in why
