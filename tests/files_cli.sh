@@ -161,5 +161,28 @@ open("h3.csv", "rb").read().decode("utf-8")' && ok files-7.5 || bad files-7.5 "a
 script -qc "$TB export --db h.db --run 3 --format csv" /dev/null > pty2.out 2>&1
 ! grep -q $'\x1b' pty2.out && ok files-7.6 || bad files-7.6 "export to a terminal carried escape bytes"
 out=$("$TB" compare 1 9 --db h.db 2>&1 >/dev/null); [ "$(wc -l <<<"$out")" = 1 ] && ok files-7.7 || bad files-7.7 "$out"
+# 8. a damaged database never gives a quiet answer; tilebench check says what is wrong
+"$TB_BUILD/tests/make_fixture_db" dmg.db >/dev/null
+out=$("$TB" check --db dmg.db 2>&1); [ $? = 0 ] && grep -q "whole" <<<"$out" && ok files-8.1 || bad files-8.1 "a whole file: $out"
+$PY - <<'PY'
+import sqlite3
+c = sqlite3.connect("dmg.db")
+pg = c.execute("SELECT pageno FROM dbstat WHERE name = 'samples'").fetchone()[0]
+ps = c.execute("PRAGMA page_size").fetchone()[0]
+c.close()
+d = bytearray(open("dmg.db", "rb").read())
+for i in range((pg - 1) * ps + 8, pg * ps):   # the samples' page overwritten, header kept
+    d[i] = 0x41
+open("dmg.db", "wb").write(d)
+PY
+for cmd in "show --db dmg.db" "export --db dmg.db --format json" "export --db dmg.db --format csv"; do
+    out=$("$TB" $cmd 2>&1 >/dev/null); rc=$?
+    [ $rc != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "dmg.db" <<<"$out" || bad files-8.2 "'$cmd' on a damaged file: exit $rc: $out"
+done
+ok files-8.2
+out=$("$TB" check --db dmg.db 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "integrity:" <<<"$out" && grep -q "has 0 of its 4 samples" <<<"$out" && ok files-8.3 || bad files-8.3 "check: exit $rc: $out"
+head -c 3000 /dev/urandom > noise.db
+out=$("$TB" check --db noise.db 2>&1); [ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && ok files-8.4 || bad files-8.4 "$out"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -29,6 +29,7 @@ static void usage(FILE *f)
         "  compare  two runs or baselines, variant by variant: faster, slower, new, invalid...\n"
         "  baseline save a run as a baseline file for a later gate or compare\n"
         "  migrate  bring a database written by an older tilebench to this schema\n"
+        "  check    is a database whole (integrity, foreign keys, every sample present)\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; 'tilebench <command> --help' for a command's\n"
@@ -50,6 +51,7 @@ static const struct {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
     { "export", cmd_export }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
     { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate },
+    { "check", cmd_check },
 };
 
 /* The command's exit code; then standard output flushed, closed and checked, whatever the
@@ -72,7 +74,7 @@ static int run(int argc, char **argv)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
     return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, "
-                        "compare, baseline, migrate)", c);
+                        "compare, baseline, migrate, check)", c);
 }
 
 int main(int argc, char **argv)

@@ -533,6 +533,26 @@ out:
 
 /* ---- entry -------------------------------------------------------------------------------- */
 
+/* Every measurement's samples are all there: a damaged page can make SQLite return fewer rows
+ * without an error, and an export must fail rather than carry a quietly different run. */
+static int samples_whole(tb_store *s, const tb_result_row *rows, size_t n, char *msg, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].m.n_samples <= 0) continue;
+        double *ms = NULL, *clk = NULL;
+        size_t ns = 0;
+        int rc = tb_store_samples(s, rows[i].m.id, &ms, &clk, &ns, msg, len);
+        free(ms);
+        free(clk);
+        if (rc) return rc;
+        if ((int64_t)ns != rows[i].m.n_samples)
+            return tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its %d "
+                           "samples (see 'tilebench check')", tb_store_path(s),
+                           (long long)rows[i].m.id, ns, rows[i].m.n_samples);
+    }
+    return TB_OK;
+}
+
 int tb_export(tb_store *s, int64_t run_id, const char *format, FILE *out, char *msg,
               size_t len)
 {
@@ -546,6 +566,7 @@ int tb_export(tb_store *s, int64_t run_id, const char *format, FILE *out, char *
     size_t n = 0;
     int rc = tb_store_run_get(s, run_id, run, msg, len);
     if (rc == TB_OK) rc = tb_store_results(s, run_id, &rows, &n, msg, len);
+    if (rc == TB_OK) rc = samples_whole(s, rows, n, msg, len);
     if (rc == TB_OK)
         rc = json ? export_json(s, run, rows, n, out, msg, len)
                   : export_csv(rows, n, out, msg, len);

@@ -163,7 +163,8 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                 cal.gemm_shape, clk, cal.created_at, (long long)cal.id);
     }
     const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
-    for (size_t i = 0; i < n;) {
+    int fail = TB_OK;   /* a read that failed: the table stops there, and the caller fails */
+    for (size_t i = 0; i < n && fail == TB_OK;) {
         size_t j = i;
         while (j < n && rows[j].p.id == rows[i].p.id) j++;
         const tb_problem_info *p = &rows[i].p;
@@ -187,10 +188,17 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         double **smp = calloc((size_t)nr + 1, sizeof *smp);
         int *ns = calloc((size_t)nr + 1, sizeof *ns);
         int ok = nr > 0;
+        /* a ranked measurement without its samples is a damaged file, never a quiet table
+         * without intervals (where ties would read as wins) */
         for (int k = 0; k < nr && ok; k++) {
             size_t cnt = 0;
             double *clk = NULL;
-            if (tb_store_samples(s, order[k]->m.id, &smp[k], &clk, &cnt, msg, len) != TB_OK || !cnt) ok = 0;
+            fail = tb_store_samples(s, order[k]->m.id, &smp[k], &clk, &cnt, msg, len);
+            if (fail == TB_OK && (int64_t)cnt != order[k]->m.n_samples)
+                fail = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its "
+                               "%d samples (see 'tilebench check')", tb_store_path(s),
+                               (long long)order[k]->m.id, cnt, order[k]->m.n_samples);
+            if (fail) ok = 0;
             ns[k] = (int)cnt;
             free(clk);
         }
@@ -246,8 +254,8 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
             if (metrics) {
                 tb_metric *mt = NULL;
                 size_t nm = 0;
-                if (tb_store_metrics(s, r->m.id, &mt, &nm, msg, len) == TB_OK)
-                    for (size_t q = 0; q < nm; q++) {
+                if ((fail = tb_store_metrics(s, r->m.id, &mt, &nm, msg, len)) != TB_OK) break;
+                for (size_t q = 0; q < nm; q++) {
                         if (mt[q].available)
                             fprintf(out, "        %-64s %16.6g %s%s%s\n", mt[q].name, mt[q].value,
                                     mt[q].unit, mt[q].reason[0] ? "  " : "", mt[q].reason);
@@ -275,5 +283,5 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
     free(order);
     free(rows);
     free(run);
-    return TB_OK;
+    return fail;
 }

@@ -92,6 +92,10 @@ int tb_side_from_run(tb_store *st, int64_t run_id, const char *ns, const char *d
             double *clk = NULL;
             rc = tb_store_samples(st, m->id, &e->ms, &clk, &e->n_ms, msg, len);
             free(clk);
+            if (rc == TB_OK && e->n_ms != e->n_total)
+                rc = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its "
+                             "%zu samples (see 'tilebench check')", db_label, (long long)m->id,
+                             e->n_ms, e->n_total);
         }
     }
     free(rows);

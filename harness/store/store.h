@@ -26,6 +26,15 @@ int tb_store_open(const char *path, int create, int read_only, tb_store **out,
                   char *msg, size_t len);
 void tb_store_close(tb_store *s);
 
+/* Is the file whole? SQLite's integrity check and foreign keys, and tilebench's invariants
+ * (every timed measurement has all its samples, every run a known status); each problem found
+ * is handed to fn as one line and counted in *found. TB_OK when the checks ran (whatever they
+ * found); TB_EDB with msg when they could not run (the file unreadable). */
+typedef void (*tb_store_check_fn)(void *ctx, const char *line);
+int tb_store_check(tb_store *s, tb_store_check_fn fn, void *ctx, size_t *found, char *msg,
+                   size_t len);
+/* The path the store was opened with. */
+const char *tb_store_path(const tb_store *s);
 /* Schema version found on disk when opened (before migrating). */
 int tb_store_found_version(const tb_store *s);
 

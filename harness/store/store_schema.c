@@ -503,6 +503,11 @@ void tb_store_close(tb_store *s)
     free(s);
 }
 
+const char *tb_store_path(const tb_store *s)
+{
+    return s ? s->path : "";
+}
+
 int tb_store_found_version(const tb_store *s)
 {
     return s ? s->found_version : -1;
