@@ -66,6 +66,21 @@ out=$("$TB" export --db f.db --format csv --output "$f" 2>&1); rc=$?
 [ ${#f} = 4095 ] && [ $rc != 0 ] && [ "$(cat "$f")" = precious ] && [ "$(wc -l <<<"$out")" = 1 ] && ok files-3.3 \
     || bad files-3.3 "a 4095-byte path: exit $rc, content '$(head -c 20 "$f" 2>&1)': $out"
 
+# 3b. a signal while an output is written: the temporary file removed, the old output kept,
+# the shell's exit status (a preloaded rename() that sleeps holds the window open)
+for sig in TERM:143 INT:130 HUP:129; do
+    name=${sig%:*}; want=${sig#*:}
+    echo keep > sig.csv; rm -f mark
+    TB_TEST_RENAME_MARK=$tmp/mark LD_PRELOAD="$TB_BUILD/tests/libtb_slow_rename.so" \
+        "$TB" export --db f.db --output sig.csv & pid=$!
+    for i in $(seq 1 50); do [ -e mark ] && break; sleep 0.1; done
+    had=$(ls -a | grep -c '^\.sig\.csv\.tmp\.')
+    kill -$name $pid; wait $pid; rc=$?
+    left=$(ls -a | grep -c '^\.sig\.csv\.tmp\.')
+    [ -e mark ] && [ "$had" = 1 ] && [ $rc = $want ] && [ "$left" = 0 ] && [ "$(cat sig.csv)" = keep ] \
+        && ok "files-3.4-$name" || bad "files-3.4-$name" "SIG$name: temp before $had, exit $rc (want $want), temp after $left, output '$(head -c 20 sig.csv)'"
+done
+
 # 4. every command checks what it wrote to standard output
 for cmd in "--version" "--help" "show --db f.db" "show --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so" \
            "doctor" "compare 1 1 --db f.db" "export --db f.db --format csv"; do

@@ -1,0 +1,20 @@
+#!/bin/bash
+# test.sh - runs the tests (CTest) of a build made by scripts/setup.sh and says plainly what
+# ran: a machine without a GPU skips the tests labelled gpu, and a run that skipped them must
+# not read as a full one. Exit status: CTest's (0 when nothing failed).
+#   scripts/test.sh            (BUILD_DIR=build)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log")
+skipped=$(grep -cE '\*\*\*Skipped' "$log")
+failed=$(grep -cE '\*\*\*(Failed|Timeout|Exception)|\(Failed\)' "$log" || true)
+echo
+echo "tests: $total run, $((total - skipped - failed)) passed, $skipped skipped, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+    echo "tests: the $skipped skipped are GPU tests (label gpu): this was NOT a full run; run them on a machine with an NVIDIA GPU"
+fi
+exit "$rc"
