@@ -90,6 +90,20 @@ for cmd in "--version" "--help" "show --db f.db" "show --db f.db --format json" 
     [ $rc != 0 ] || bad files-4.2 "'$cmd' with stdout closed: exit $rc"
 done
 ok files-4.1; ok files-4.2
+# a reader gone before the first byte: EPIPE (SIGPIPE ignored, as under some CI runners) is a
+# quiet exit 141; with SIGPIPE at its default the shell sees 141 too
+for cmd in "--version" "show --db f.db" "export --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so"; do
+    r=$($PY - "$TB" $cmd <<'PY'
+import os, signal, subprocess, sys
+r, w = os.pipe(); os.close(r)                      # nobody will ever read
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE,
+                   preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+print(p.returncode, len(p.stderr))
+PY
+)
+    [ "$r" = "141 0" ] || bad files-4.5 "'$cmd' into a closed pipe: exit and stderr bytes '$r' (want 141 0)"
+done
+ok files-4.5
 "$TB" show --db f.db --format csv | head -1 | grep -q '^run_id,' && ok files-4.3 || bad files-4.3 "show --format csv"
 out=$("$TB" show --db f.db --format xml 2>&1); [ $? = 2 ] && grep -q "unknown --format 'xml'" <<<"$out" && ok files-4.4 || bad files-4.4 "$out"
 # 5. reading needs no write access; an older database is never migrated by a reader

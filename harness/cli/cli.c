@@ -38,6 +38,13 @@ void tb_cli_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+int tb_cli_fail(int rc, const char *msg)
+{
+    if (rc == TB_EIO && errno == EPIPE) return 141;
+    tb_cli_error("%s", msg);
+    return tb_cli_exit_for(rc);
+}
+
 int tb_cli_exit_for(int code)
 {
     switch (code) {

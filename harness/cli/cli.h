@@ -17,6 +17,10 @@
 
 int tb_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* returns 2 */
 void tb_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* After a library call failed with rc and msg: a write into a pipe whose reader went away
+ * (errno EPIPE) is a quiet TB_EXIT_PIPE (141, as the shell reports a SIGPIPE death); anything
+ * else is printed as one line and mapped by tb_cli_exit_for. */
+int tb_cli_fail(int rc, const char *msg);
 /* Map a library error code to an exit code: usage/db/load/nogpu -> 2, intr -> 130, else 1. */
 int tb_cli_exit_for(int code);
 /* Parse a number for flag; on failure prints "invalid value 'x' for --flag: ..." and

@@ -88,10 +88,7 @@ int cmd_baseline(int argc, char **argv, const tb_paths *paths)
     }
     size_t n = side.n;
     tb_side_free(&side);
-    if (rc) {
-        tb_cli_error("%s", msg);
-        return tb_cli_exit_for(rc);
-    }
+    if (rc) return tb_cli_fail(rc, msg);
     fprintf(stderr, "baseline of run %lld (%zu results) written to %s\n", (long long)id, n, out);
     return 0;
 }

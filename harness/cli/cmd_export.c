@@ -79,9 +79,8 @@ int cmd_export(int argc, char **argv, const tb_paths *paths)
     tb_store_close(st);
     if (rc) {
         tb_out_abort(&out);
-        tb_cli_error("%s", msg);
-        return tb_cli_exit_for(rc);
+        return tb_cli_fail(rc, msg);
     }
-    if (tb_out_commit(&out, msg, sizeof msg)) return tb_cli_error("%s", msg), TB_EXIT_FAIL;
+    if ((rc = tb_out_commit(&out, msg, sizeof msg))) return tb_cli_fail(rc, msg);
     return 0;
 }

@@ -68,9 +68,6 @@ int cmd_show(int argc, char **argv, const tb_paths *paths)
     if (strcmp(format, "table")) rc = tb_export(st, id, format, stdout, msg, sizeof msg);
     else rc = tb_show_run(st, id, stdout, verbose, metrics, msg, sizeof msg);
     tb_store_close(st);
-    if (rc) {
-        tb_cli_error("%s", msg);
-        return tb_cli_exit_for(rc);
-    }
+    if (rc) return tb_cli_fail(rc, msg);
     return 0;
 }
