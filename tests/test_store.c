@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char g_dir[256];
@@ -1008,6 +1011,26 @@ int main(void)
             snprintf(side, sizeof side, "%s-shm", mpath); unlink(side);
             rmdir(mdir);
         }
+    }
+
+    TB_CASE("store-11.1", "a database that cannot be created (a file size limit, as a full disk) "
+                          "leaves no file behind, and the error says why") {
+        const char *p = at("nospace.db");
+        pid_t pid = fork();
+        if (pid == 0) {   /* the limit only in a child */
+            struct rlimit rl = { 0, 0 };
+            signal(SIGXFSZ, SIG_IGN);
+            setrlimit(RLIMIT_FSIZE, &rl);
+            tb_store *s = NULL;
+            char m[TB_MSG_LEN];
+            int rc = tb_store_open(p, 1, 0, &s, m, sizeof m);
+            _exit(rc == TB_OK ? 1 : strstr(m, "size limit") || strstr(m, "disk is full") ? 0 : 2);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        TB_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        TB_CHECK(!exists(p));
+        TB_CHECK(!exists_suffix(p, "-wal") && !exists_suffix(p, "-shm"));
     }
     return tb_test_done();
 }

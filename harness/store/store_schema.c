@@ -472,6 +472,16 @@ static int store_open(const char *path, int create, int read_only, int target, t
     return TB_OK;
 err:
     tb_store_close(s);
+    /* a file this call created and could not make a database (a full disk, a size limit) is
+     * removed: a later command must not find it and call the database "empty" */
+    if (!exists) {
+        const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+        for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+            char p[TB_PATH_LEN + 16];
+            snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+            unlink(p);
+        }
+    }
     return rc;
 }
 

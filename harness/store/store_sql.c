@@ -10,6 +10,7 @@
 #include "common/tb.h"
 
 #include <sqlite3.h>
+#include <errno.h>
 
 #include <stdio.h>
 
@@ -86,6 +87,15 @@ static const char *const sql[Q_COUNT] = {
  * Call before any ROLLBACK, which replaces sqlite's message. */
 int tbs_db_fail(tb_store *s, char *msg, size_t len, const char *what)
 {
+    /* a full disk says so: SQLite reports ENOSPC on some paths as SQLITE_FULL ("database or
+     * disk is full") and on others as a generic I/O error */
+    int sys = sqlite3_system_errno(s->db), code = sqlite3_errcode(s->db);
+    if (sys == ENOSPC || code == SQLITE_FULL)
+        return tb_fail(msg, len, TB_EIO, "cannot %s in '%s': the disk is full (SQLITE_FULL)", what,
+                       s->path);
+    if (sys == EFBIG)
+        return tb_fail(msg, len, TB_EIO, "cannot %s in '%s': the file size limit was reached", what,
+                       s->path);
     return tb_fail(msg, len, TB_EDB, "cannot %s in '%s': %s", what, s->path,
                    sqlite3_errmsg(s->db));
 }
