@@ -213,5 +213,16 @@ out=$("$TB" check --db dmg.db 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "integrity:" <<<"$out" && grep -q "has 0 of its 4 samples" <<<"$out" && ok files-8.3 || bad files-8.3 "check: exit $rc: $out"
 head -c 3000 /dev/urandom > noise.db
 out=$("$TB" check --db noise.db 2>&1); [ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && ok files-8.4 || bad files-8.4 "$out"
+# 9. messages a user can act on
+s0=$(date +%s)
+out=$(TILEBENCH_PROBE_TIMEOUT=1 "$TB" list --variants "$TB_BUILD/tests/zoo/ctor_hang" --variants "$TB_BUILD/tests/zoo/zoo_fast.so" 2>&1)
+rc=$?; took=$(( $(date +%s) - s0 ))
+[ $rc = 0 ] && grep -q "did not finish within 1 s (timed out" <<<"$out" && grep -q "TILEBENCH_PROBE_TIMEOUT" <<<"$out" \
+    && ! grep -q "signal 9" <<<"$out" && grep -q zoo_fast <<<"$out" && [ $took -lt 10 ] && ok files-9.1 \
+    || bad files-9.1 "a hanging constructor: exit $rc in $took s: $out"
+n=$(for i in 1 2 3 4 5; do echo "--variants $TB_BUILD/tests/zoo/zoo_null_name.so"; done)
+out=$("$TB" list $n 2>&1 >/dev/null)
+[ "$(grep -c "variant 0: no name" <<<"$out")" = 1 ] && grep -q "the warning above repeated 4 more times" <<<"$out" \
+    && ok files-9.2 || bad files-9.2 "identical warnings not folded: $out"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

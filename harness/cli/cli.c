@@ -13,12 +13,34 @@
 #include <string.h>
 
 /* One line on stderr: the message with every control character (newlines too) shown
- * escaped, whatever text from a variant or a database it carries (common/text.h). */
+ * escaped, whatever text from a variant or a database it carries (common/text.h). A warning
+ * identical to the one before it is counted, not printed again: a flood (one per shape, one
+ * per sample) becomes one line and a count (tb_cli_warn_flush). */
+static char last_warning[2048 * 4];
+static unsigned long repeats;
+
+void tb_cli_warn_flush(void)
+{
+    if (repeats)
+        fprintf(stderr, "tilebench: warning: (the warning above repeated %lu more time%s)\n", repeats,
+                repeats == 1 ? "" : "s");
+    repeats = 0;
+    last_warning[0] = 0;
+}
+
 static void say(const char *what, const char *fmt, va_list ap)
 {
     char raw[2048], clean[2048 * 4];
     vsnprintf(raw, sizeof raw, fmt, ap);
-    fprintf(stderr, "tilebench: %s: %s\n", what, tb_text_escape(raw, clean, sizeof clean, 0));
+    tb_text_escape(raw, clean, sizeof clean, 0);
+    int warning = !strcmp(what, "warning");
+    if (warning && last_warning[0] && !strcmp(clean, last_warning)) {
+        repeats++;
+        return;
+    }
+    tb_cli_warn_flush();
+    fprintf(stderr, "tilebench: %s: %s\n", what, clean);
+    if (warning) snprintf(last_warning, sizeof last_warning, "%s", clean);
 }
 
 int tb_cli_error(const char *fmt, ...)

@@ -17,6 +17,8 @@
 
 int tb_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* returns 2 */
 void tb_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the count of a warning repeated since it was printed (main() calls it at the end). */
+void tb_cli_warn_flush(void);
 /* After a library call failed with rc and msg: a write into a pipe whose reader went away
  * (errno EPIPE) is a quiet TB_EXIT_PIPE (141, as the shell reports a SIGPIPE death); anything
  * else is printed as one line and mapped by tb_cli_exit_for. */

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 {
     tb_out_guard_terminal();
     int rc = run(argc, argv);
+    tb_cli_warn_flush();
     if (rc == TB_EXIT_PIPE) _exit(rc);   /* the reader is gone: nothing more to say or flush */
     int out = tb_out_close_stdout();
     if (out == TB_EXIT_PIPE) return TB_EXIT_PIPE;

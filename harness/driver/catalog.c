@@ -139,6 +139,15 @@ static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
     return TB_OK;
 }
 
+/* How long loading one library may take: 60 s, or TILEBENCH_PROBE_TIMEOUT seconds. */
+static double probe_limit_s(void)
+{
+    const char *e = getenv("TILEBENCH_PROBE_TIMEOUT");
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : 0;
+    return e && end && end != e && !*end && v > 0 && v <= 3600 ? v : 60.0;
+}
+
 /* One probe worker over files[from..]; returns the index of the next file to probe (the
  * one after a crash), or nfiles when done. */
 static size_t probe_some(tb_catalog *c, const char *worker, char **files, size_t from,
@@ -155,10 +164,12 @@ static size_t probe_some(tb_catalog *c, const char *worker, char **files, size_t
     if (rc) { *fatal = 1; return nfiles; }
     tb_proc_close_input(&p);
     size_t current = from;
-    int loading = 0, done = 0;
+    int loading = 0, done = 0, timed_out = 0;
+    double limit = probe_limit_s();
     for (;;) {
         char *line = NULL;
-        int r = tb_proc_next(&p, tb_now() + 60.0, NULL, &line);
+        int r = tb_proc_next(&p, tb_now() + limit, NULL, &line);
+        if (r == -1) timed_out = 1;
         if (r != 1) break;
         cJSON *o = cJSON_Parse(line);
         free(line);
@@ -195,8 +206,13 @@ static size_t probe_some(tb_catalog *c, const char *worker, char **files, size_t
             return nfiles;
         }
         char why[TB_MSG_LEN * 2];
-        snprintf(why, sizeof why, "cannot load '%s': loading it ended the probe (%s%s%s)",
-                 files[current], how, last[0] ? ": " : "", last);
+        if (timed_out)
+            snprintf(why, sizeof why, "cannot load '%s': loading it did not finish within %g s "
+                     "(timed out: its constructor or variant query hangs; TILEBENCH_PROBE_TIMEOUT=S "
+                     "changes the limit)", files[current], limit);
+        else
+            snprintf(why, sizeof why, "cannot load '%s': loading it ended the probe (%s%s%s)",
+                     files[current], how, last[0] ? ": " : "", last);
         strv_push(&c->refusals, &c->n_refusals, why);
         current++;
     }
