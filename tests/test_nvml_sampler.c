@@ -362,7 +362,11 @@ static int gpu_cases(void)
         printf("  start %.2f ms, stop %.2f ms\n", 1e3 * t_start, 1e3 * t_stop);
         TB_CHECK(sum.n >= 20 && sum.sm_mhz_min > 0 && sum.power_w_mean > 0 && sum.temp_c_max > 0);
         TB_CHECK(sum.seconds >= 0.5 && sum.seconds < 1.0);
-        TB_CHECK(isnan(sum.energy_j) || sum.energy_j >= 0);
+        /* the energy counter (Volta and later) over the window: the mean power times the time,
+         * within a factor of two (the counter updates every few tens of ms) */
+        printf("  energy %.2f J over %.3f s at %.1f W mean\n", sum.energy_j, sum.seconds, sum.power_w_mean);
+        TB_CHECK(isfinite(sum.energy_j) && sum.energy_j > 0.5 * sum.power_w_mean * sum.seconds &&
+                 sum.energy_j < 2.0 * sum.power_w_mean * sum.seconds);
     }
     tb_nvml_close();
     return tb_test_done();

@@ -69,7 +69,7 @@ typedef struct tb_problem_info {
     char    op[16];             /* "gemm" */
     int64_t m, n, k, batch;
     char    dtypes[32];         /* "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate */
-    char    layouts[8];         /* "tn" + c/d: "tnr" ... see plan.c */
+    char    layouts[8];         /* A then B in BLAS letters: "tn" (C and D row-major) */
     int64_t lda, ldb, ldc, ldd;
     double  alpha, beta;
     char    label[64];          /* shape set entry label, e.g. "llama3-8b.qkv", or "" */
