@@ -7,6 +7,7 @@
 #include "common/text.h"
 #include "store/store.h"
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,24 @@ int tb_cli_push(char **v, size_t *n, size_t cap, char *s, const char *flag)
         return tb_cli_error("more than %zu %s flags (use a glob, a directory or a shape file for "
                             "more)", cap, flag);
     v[(*n)++] = s;
+    return 0;
+}
+
+int tb_cli_db_only(int argc, char **argv, const char *cmd, void (*help)(void), const char **db)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': *db = optarg; break;
+        case 'h': help(); return -1;
+        default: return tb_cli_bad_option(cmd, argv, optind, optopt);
+        }
+    }
+    if (optind < argc) return tb_cli_error("unexpected argument '%s' for '%s'", argv[optind], cmd);
     return 0;
 }
 

@@ -33,6 +33,9 @@ int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long
  * ..." is printed and 2 returned (the flag's values are never dropped silently). */
 #define TB_CLI_MAX_REPEAT 64
 int tb_cli_push(char **v, size_t *n, size_t cap, char *s, const char *flag);
+/* The options of a command whose only option is --db FILE (check, migrate): *db set when
+ * given; returns 0 to go on, -1 after printing help(), or 2 after a usage error. */
+int tb_cli_db_only(int argc, char **argv, const char *cmd, void (*help)(void), const char **db);
 /* "unknown option '--x' for 'sweep' (see 'tilebench sweep --help')"; returns 2. */
 int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_);
 struct tb_store;

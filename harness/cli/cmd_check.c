@@ -7,7 +7,6 @@
 #include "common/text.h"
 #include "store/store.h"
 #include "common/tb.h"
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,20 +34,9 @@ static void report(void *ctx, const char *line)
 int cmd_check(int argc, char **argv, const tb_paths *paths)
 {
     (void)paths;
-    static const struct option opts[] = {
-        { "db", required_argument, 0, 'd' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = TB_DEFAULT_DB;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'h': help(); return 0;
-        default: return tb_cli_bad_option("check", argv, optind, optopt);
-        }
-    }
-    if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'check'", argv[optind]);
+    int rc0 = tb_cli_db_only(argc, argv, "check", help, &db);
+    if (rc0) return rc0 < 0 ? 0 : rc0;
     char msg[TB_MSG_LEN];
     tb_store *st;
     if (tb_store_open(db, 0, 1, &st, msg, sizeof msg)) return tb_cli_error("%s", msg);
