@@ -147,4 +147,13 @@ print('under ncu:', x.get('blocking_kernel'), x.get('no_blocking_because')); sys
 else
     echo "no ncu here: profiler checks skipped"
 fi
+# a short kernel under the default stop rule ends by noise, not by the 1 s timeout: min-time
+# counts the GPU time of the stream method's batches (issue 28; common/stop.h)
+s0=$(date +%s%N)
+"$TB" sweep --variants "$TB_VARIANTS/cublaslt.so" --shapes 1024x1024x1024 --no-energy --no-progress \
+    --quiet --db "$tmp/stop.db" 2>/dev/null
+ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+why=$("$TB" export --db "$tmp/stop.db" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["timing"]["stop_reason"])')
+echo "1024^3 cublaslt, default stop rule: '$why', sweep wall $ms ms"
+[[ $why == "stdrel: noise"* ]] && ok timing-7 || bad timing-7 "stopped by '$why', not by noise"
 finish

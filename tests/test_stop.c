@@ -346,6 +346,37 @@ int main(void)
         tb_stop_free(c);
     }
 
+    TB_CASE("stop-4.5", "a batched sample counts its whole batch towards min-time (issue 28): "
+                        "7.5 us shares of 512-launch batches stop by noise, not by timeout") {
+        /* the default rule, wall time advancing as the batches would take it */
+        tb_stop *c = make("stdrel");
+        rng_state = 21;
+        g_mean = 0.0075, g_rel = 0.0002;
+        long n = 0;
+        double wall = 0;
+        while (c && n < 5000) {
+            tb_stop_add_timed(c, gen_normal(), 0.0075 * 512);
+            n++;
+            wall += 0.0075 * 512 * 1e-3 * 1.05;
+            if (tb_stop_done(c, wall, why, sizeof why)) break;
+        }
+        TB_CHECK(n >= 10 && n <= 20);
+        TB_CHECK_STR_CONTAINS(why, "stdrel: noise");
+        tb_stop_free(c);
+        /* the same shares counted as bare samples need 6,667 of them: the 1 s timeout first */
+        c = make("stdrel");
+        n = 0;
+        wall = 0;
+        while (c && n < 5000) {
+            tb_stop_add(c, gen_normal());
+            n++;
+            wall += 0.0075 * 512 * 1e-3 * 1.05;
+            if (tb_stop_done(c, wall, why, sizeof why)) break;
+        }
+        TB_CHECK_STR_CONTAINS(why, "timeout");
+        tb_stop_free(c);
+    }
+
     /* ---- 5: fixed ---- */
     TB_CASE("stop-5.1", "fixed stops at exactly its count, whatever the noise or time") {
         tb_stop *c = make("fixed:samples=7");

@@ -35,7 +35,7 @@ struct tb_stop {
     long n_added;           /* every tb_stop_add, finite or not */
     long n;                 /* finite, non-negative samples in the statistics */
     double mean, m2;        /* Welford */
-    double total_ms;        /* accumulated sample time */
+    double total_ms;        /* GPU time spent timing (a batch counts whole) */
     double *ring;           /* stdrel: spread after each of the last window+1 additions */
     int ring_cap, ring_count, ring_head;
 };
@@ -274,13 +274,18 @@ err:
 
 void tb_stop_add(tb_stop *c, double ms)
 {
+    tb_stop_add_timed(c, ms, ms);
+}
+
+void tb_stop_add_timed(tb_stop *c, double ms, double gpu_ms)
+{
     c->n_added++;
     if (!isfinite(ms) || ms < 0) return;
     c->n++;
     double d = ms - c->mean;
     c->mean += d / (double)c->n;
     c->m2 += d * (ms - c->mean);
-    c->total_ms += ms;
+    c->total_ms += isfinite(gpu_ms) && gpu_ms >= ms ? gpu_ms : ms;
     if (c->ring && c->n >= 2) {
         c->ring[c->ring_head] = spread(c);
         c->ring_head = (c->ring_head + 1) % c->ring_cap;

@@ -12,7 +12,8 @@
  * Criteria and parameters (defaults in parentheses):
  *   stdrel  max-noise (0.005)  stop when the noise, the relative standard error of the mean
  *                              (stdev / sqrt(n) / mean), is <= this;
- *           min-time (0.05)    seconds of accumulated sample time before it may stop at all;
+ *           min-time (0.05)    seconds of GPU time spent timing before it may stop at all
+ *                              (a batched sample counts its whole batch: tb_stop_add_timed);
  *           min-samples (10)   samples before it may stop at all;
  *           window (16), settle (0.1)
  *                              also stop when the spread has settled: over the last `window`
@@ -51,6 +52,11 @@ int tb_stop_create(const char *spec, tb_stop **out, char *msg, size_t len);
 
 /* One more sample, in milliseconds. O(1) (Welford) plus O(1) bookkeeping; cannot fail. */
 void tb_stop_add(tb_stop *c, double sample_ms);
+/* The same for a sample that stands for gpu_ms of GPU time spent timing: a batch of launches
+ * (the stream and graph methods) whose sample is one launch's share. min-time counts gpu_ms,
+ * the time actually spent, so a 7.5 us share of a 3.8 ms batch does not need 6,600 samples
+ * to reach 0.05 s (tb_stop_add(c, ms) is tb_stop_add_timed(c, ms, ms)). */
+void tb_stop_add_timed(tb_stop *c, double sample_ms, double gpu_ms);
 
 /* 1 when finished, with why filled (if why and why_len), e.g.
  *   "stdrel: noise 0.31% <= 0.50% after 23 samples"

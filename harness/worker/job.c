@@ -71,7 +71,9 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
             }
             if (tbw_push_sample(vs, &smp)) { vs->sampling = 0; left--; continue; }
             vs->elapsed_s += smp.wall_ms * 1e-3;
-            tb_stop_add(vs->stop, smp.ms);
+            /* a stream or graph sample is one launch's share of a batch of vs->reps launches:
+             * min-time counts the batch, the GPU time actually spent (issue 28) */
+            tb_stop_add_timed(vs->stop, smp.ms, smp.ms * (vs->reps > 1 ? vs->reps : 1));
             if (tb_stop_done(vs->stop, vs->elapsed_s, vs->stop_why, sizeof vs->stop_why)) {
                 vs->sampling = 0;
                 left--;
