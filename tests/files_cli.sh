@@ -190,6 +190,14 @@ open("h3.csv", "rb").read().decode("utf-8")' && ok files-7.5 || bad files-7.5 "a
 script -qc "$TB export --db h.db --run 3 --format csv" /dev/null > pty2.out 2>&1
 ! grep -q $'\x1b' pty2.out && ok files-7.6 || bad files-7.6 "export to a terminal carried escape bytes"
 out=$("$TB" compare 1 9 --db h.db 2>&1 >/dev/null); [ "$(wc -l <<<"$out")" = 1 ] && ok files-7.7 || bad files-7.7 "$out"
+# 8a. a library's output is never quoted as another's (issue 19): one prints at load, the next
+# dies at load in the same probe worker
+A="$TB_BUILD/tests/zoo/attribution"
+out=$("$TB" list --variants "$A/zoo_ctor_print.so" --variants "$A/zoo_ctor_segv.so" 2>&1)
+grep -q "zoo_ctor_segv.so': loading it ended the probe (killed by signal 11" <<<"$out" && \
+    ! grep "zoo_ctor_segv" <<<"$out" | grep -q "belongs to zoo_ctor_print" && grep -q "^zoo_ctor_print " <<<"$out" \
+    && ok files-8.0 || bad files-8.0 "output attributed to the wrong library: $out"
+
 # 8. a damaged database never gives a quiet answer; tilebench check says what is wrong
 "$TB_BUILD/tests/make_fixture_db" dmg.db >/dev/null
 out=$("$TB" check --db dmg.db 2>&1); [ $? = 0 ] && grep -q "whole" <<<"$out" && ok files-8.1 || bad files-8.1 "a whole file: $out"

@@ -7,6 +7,11 @@
  */
 #ifndef TB_WIRE_H
 #define TB_WIRE_H
+/* The line the worker writes into its own stdout/stderr (the parent's log pipe) before each
+ * item (a library probed, a variant's step begun), after flushing every stdio stream: what a
+ * variant prints after it belongs to that item, so a crash's reason quotes the crashing
+ * item's output and never an earlier one's (driver/spawn.c, tb_proc_last_log_line). */
+#define TB_LOG_MARK "\x1etilebench: next item\x1e"
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

@@ -1,6 +1,7 @@
 /* spawn.c - worker processes: fork/exec with pipes, poll with a deadline, kill, reap. */
 #define _GNU_SOURCE
 #include "driver/spawn.h"
+#include "common/wire.h"
 #include "common/tb.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -155,9 +156,14 @@ void tb_proc_last_log_line(const tb_proc *p, char *buf, size_t len)
 {
     buf[0] = 0;
     size_t n = p->log_len;
-    while (n && (p->log_tail[n - 1] == '\n' || p->log_tail[n - 1] == '\r' || p->log_tail[n - 1] == ' ')) n--;
+    /* only what the current item printed: the text after the worker's last item mark */
+    const char *from = p->log_tail, *m;
+    for (const char *at = p->log_tail; (m = strstr(at, TB_LOG_MARK)); at = m + 1)
+        from = m + strlen(TB_LOG_MARK);
+    size_t skip = (size_t)(from - p->log_tail);
+    while (n > skip && (p->log_tail[n - 1] == '\n' || p->log_tail[n - 1] == '\r' || p->log_tail[n - 1] == ' ')) n--;
     size_t s = n;
-    while (s && p->log_tail[s - 1] != '\n') s--;
+    while (s > skip && p->log_tail[s - 1] != '\n') s--;
     snprintf(buf, len, "%.*s", (int)(n - s), p->log_tail + s);
 }
 

@@ -15,4 +15,7 @@ void tbw_out_obj(cJSON *o);
 /* Send {"type": type} or {"type": type, key: val} on tbw_out_fd. */
 void tbw_out_simple(const char *type, const char *key, const char *val);
 
+/* Flush every stdio stream of the process (a variant's buffered output too), then write
+ * TB_LOG_MARK on its own line to stderr: call before announcing an item. */
+void tbw_log_mark(void);
 #endif

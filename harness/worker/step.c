@@ -31,6 +31,7 @@ int tbw_context_ok(void)
 
 void tbw_send_begin(const vstate *vs, const char *phase)
 {
+    tbw_log_mark();   /* what is printed from here on is this variant's */
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "begin");
     cJSON_AddStringToObject(o, "variant", vs->jv->name);

@@ -50,6 +50,7 @@ static int cmd_probe(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {
         char msg[TB_MSG_LEN];
+        tbw_log_mark();   /* what is printed from here on is this library's */
         tbw_out_simple("loading", "file", argv[i]);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "type", "file");
