@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "report/export.h"
+#include "report/submission.h"
 #include "store/store.h"
 #include "common/tb.h"
 #include <errno.h>
@@ -17,13 +18,14 @@
 
 static void help(void)
 {
-    printf("usage: tilebench export [--format json|csv] [--db FILE] [--run ID] [--output FILE]\n"
+    printf("usage: tilebench export [--format json|csv|submission] [--db FILE] [--run ID] [--output FILE]\n"
            "\n"
            "Write every measurement of a run: variant (name, family, parameters, file SHA-256),\n"
            "problem, status and disposition, validation figures, timing statistics and (JSON)\n"
            "every sample. CSV leaves the time and rate columns of rows that were not timed empty.\n"
            "\n"
-           "  --format F     json or csv (default: from --output's extension, .json or .csv)\n"
+           "  --format F     json, csv, or submission (a leaderboard submission: docs/submission.md);\n"
+           "                 default: from --output's extension, .json or .csv\n"
            "  --db FILE      database (default " TB_DEFAULT_DB ")\n"
            "  --run ID       run (default: the newest)\n"
            "  --output FILE  write here ('-', the default: standard output); a regular file is\n"
@@ -63,8 +65,8 @@ int cmd_export(int argc, char **argv, const tb_paths *paths)
     }
     if (!format) return tb_cli_error("export needs --format json or --format csv (or an --output "
                                      "ending in .json or .csv)");
-    if (strcmp(format, "json") && strcmp(format, "csv"))
-        return tb_cli_error("unknown export format '%s' (json, csv)", format);
+    if (strcmp(format, "json") && strcmp(format, "csv") && strcmp(format, "submission"))
+        return tb_cli_error("unknown export format '%s' (json, csv, submission)", format);
     tb_store *st;
     int64_t id;
     int rc = tb_cli_open_run(db, run, &st, &id);
@@ -75,7 +77,8 @@ int cmd_export(int argc, char **argv, const tb_paths *paths)
         tb_store_close(st);
         return tb_cli_error("%s", msg);
     }
-    rc = tb_export(st, id, format, out.f, msg, sizeof msg);
+    rc = !strcmp(format, "submission") ? tb_submission_write(st, id, out.f, msg, sizeof msg)
+                                       : tb_export(st, id, format, out.f, msg, sizeof msg);
     tb_store_close(st);
     if (rc) {
         tb_out_abort(&out);

@@ -1,0 +1,51 @@
+#!/bin/bash
+# submission_cli.sh - `tilebench export --format submission` (docs/submission.md): every run of
+# the gate fixture validates against schemas/submission-v1.schema.json (python3-jsonschema),
+# each median lies in its own interval, timing is null exactly for results not timed, the
+# GPU's UUID is hashed and never written, a document that breaks the schema is refused by it
+# (the check can fail). No GPU needed. Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL submission-0: fixture"; exit 1; }
+"$TB_BUILD/tests/make_fixture_db" f.db >/dev/null || { echo "FAIL submission-0: fixture"; exit 1; }
+for r in 1 2 3; do "$TB" export --db g.db --run $r --format submission --output g$r.json || exit 1; done
+"$TB" export --db f.db --format submission --output f.json || exit 1
+/usr/bin/python3 - "$TB_SRC/schemas/submission-v1.schema.json" <<'PY'
+import copy, hashlib, json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+V = jsonschema.Draft202012Validator(schema)
+ok = bad = 0
+def check(id, cond, why):
+    global ok, bad
+    if cond: print(f"ok   {id}"); ok += 1
+    else: print(f"FAIL {id}: {why}"); bad += 1
+docs = {n: json.load(open(n + ".json")) for n in ("g1", "g2", "g3", "f")}
+for n, d in docs.items():
+    errs = [e.message for e in V.iter_errors(d)]
+    check(f"submission-1.1 {n}", not errs, errs[:3])
+    timed = [r for r in d["results"] if r["timing"] is not None]
+    check(f"submission-1.2 {n}", all(r["timing"]["median_lo_ms"] <= r["timing"]["median_ms"] <= r["timing"]["median_hi_ms"] for r in timed),
+          "a median outside its interval")
+    check(f"submission-1.3 {n}", all((r["timing"] is None) == (r["status"] != "ok" or r["validation"]["disposition"] != "passed") for r in d["results"]),
+          "timing null where timed or present where not")
+uuid = "GPU-f1f1f1f1-0000-0000-0000-000000000000"
+f = docs["f"]
+check("submission-2.1", f["environment"]["gpu_uuid_sha256"] == hashlib.sha256(("tilebench-submission-v1:" + uuid).encode()).hexdigest(),
+      "the UUID's hash is not SHA-256(salt + UUID)")
+check("submission-2.2", uuid not in open("f.json").read() and "hostname" not in open("f.json").read(), "the UUID or the host name was written")
+names = [r["variant"]["name"] for r in docs["g3"]["results"]]
+check("submission-2.3", "head:slow5" in names and "base:slow5" in names, f"namespaces lost: {names[:4]}")
+# the schema can fail: each of these breaks it
+broken = []
+for mutate in (lambda d: d.pop("environment"), lambda d: d.update(version=2),
+               lambda d: d["results"][0]["shape"].update(m=0), lambda d: d["results"][0].update(extra=1),
+               lambda d: d["results"][0]["variant"].update(name="bad name;drop"),
+               lambda d: d["results"][0]["timing"].update(median_ms=-1.0)):
+    x = copy.deepcopy(docs["g1"]); mutate(x); broken.append(V.is_valid(x))
+check("submission-3.1", not any(broken), f"a broken document validated: {broken}")
+print(f"{ok} passed, {bad} failed")
+sys.exit(1 if bad else 0)
+PY
