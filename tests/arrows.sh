@@ -2,7 +2,7 @@
 # arrows.sh - the arrows that must never exist (docs/architecture.md), checked folder by folder,
 # so a new file is covered the day it is added:
 #   1.1 the tilebench binary links no CUDA library
-#   1.2 nothing of the parent (cli/ driver/ store/ report/) or of common/ includes a CUDA, CUPTI,
+#   1.2 nothing of the parent (cli/ driver/ store/ report/ client/) or of common/ includes a CUDA, CUPTI,
 #       NVTX or cuBLAS header, or anything of worker/ or device/
 #   1.3 sqlite3.h is included under store/ and nowhere else
 #   1.4 dlopen is called in worker/loader.c and common/nvml.c and nowhere else
@@ -31,7 +31,7 @@ qincludes() { local re=$1; shift; files "$@" | xargs -r grep -HnE "^[[:space:]]*
 libs=$(ldd "$TB" 2>/dev/null | grep -E 'libcuda|libcudart|libcublas|libcupti|libnvidia' || true)
 [ -z "$libs" ] && ok arrows-1.1 || bad arrows-1.1 "tilebench links CUDA: $libs"
 
-parent="cli driver store report"
+parent="cli driver store report client"
 hits=$(includes 'cuda|cublas|cupti|nvtx|nvperf|device/|worker/' $parent common)
 [ -z "$hits" ] && ok arrows-1.2 || bad arrows-1.2 "the parent includes CUDA or the worker: $hits"
 
@@ -39,14 +39,14 @@ hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"]sqlite3.h' harness referen
        | grep -v "^$H/store/" || true)
 [ -z "$hits" ] && ok arrows-1.3 || bad arrows-1.3 "sqlite3.h outside harness/store/: $hits"
 
-hits=$(files cli driver store report common worker device | grep -E '\.(c|cu)$' | xargs -r grep -lE '\bdlopen *\(' \
+hits=$(files cli driver store report client common worker device | grep -E '\.(c|cu)$' | xargs -r grep -lE '\bdlopen *\(' \
        | grep -vE "^$H/(worker/loader|common/nvml)\.c$" || true)
 [ -z "$hits" ] && ok arrows-1.4 || bad arrows-1.4 "dlopen outside worker/loader.c and common/nvml.c: $hits"
 
 hits=$(grep -rhoE '#include *"[^"]*"' variants | grep -vE '"(tilebench/variant.h|[^/]*\.cuh|\.\./common/[^"]*)"' || true)
 [ -z "$hits" ] && ok arrows-1.5 || bad arrows-1.5 "variants include harness internals: $hits"
 
-hits=$(includes 'sqlite|store/|driver/|cli/|report/' worker device)
+hits=$(includes 'sqlite|store/|driver/|cli/|report/|client/|curl' worker device)
 [ -z "$hits" ] && ok arrows-1.6 || bad arrows-1.6 "the worker knows the store or the parent: $hits"
 
 hits=$( (qincludes '[a-z_]+/' common | grep -vE '"(common|tilebench)/'
@@ -67,14 +67,14 @@ while IFS=: read -r f _ text; do
     else bare+=" $f:$inc"; continue; fi
     a=${f%.*}; a=${a%_int}; b=${tgt%.*}; b=${b%_int}
     [ "$a" != "$b" ] && edges+="$a $b"$'\n'
-done < <(files cli driver store report common worker device include | xargs -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"')
+done < <(files cli driver store report client common worker device include | xargs -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"')
 loop=$(printf '%s' "$edges" | tsort 2>&1 >/dev/null | grep -v '^tsort: -: input contains a loop:$' || true)
 if [ -n "$bare" ]; then bad arrows-1.8 "includes that do not name their folder:$bare"
 elif [ -n "$loop" ]; then bad arrows-1.8 "an include cycle: $(tr '\n' ' ' <<<"$loop")"
 else ok arrows-1.8; fi
 
 hits=""
-for f in $(files cli driver store report common worker device include); do
+for f in $(files cli driver store report client common worker device include); do
     head -c 3 "$f" | grep -qE '^(/\*|//)' || hits+=" $f"
 done
 [ -z "$hits" ] && ok arrows-1.9 || bad arrows-1.9 "files that do not open with a comment:$hits"

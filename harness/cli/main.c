@@ -31,6 +31,7 @@ static void usage(FILE *f)
         "  baseline save a run as a baseline file for a later gate or compare\n"
         "  migrate  bring a database written by an older tilebench to this schema\n"
         "  check    is a database whole (integrity, foreign keys, every sample present)\n"
+        "  submit   send a run to a leaderboard server (docs/submission.md)\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; 'tilebench <command> --help' for a command's\n"
@@ -52,7 +53,7 @@ static const struct {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
     { "export", cmd_export }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
     { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate },
-    { "check", cmd_check },
+    { "check", cmd_check }, { "submit", cmd_submit },
 };
 
 /* The command's exit code; then standard output flushed, closed and checked, whatever the
@@ -75,7 +76,7 @@ static int run(int argc, char **argv)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
     return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, "
-                        "compare, baseline, migrate, check)", c);
+                        "compare, baseline, migrate, check, submit)", c);
 }
 
 int main(int argc, char **argv)
