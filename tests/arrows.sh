@@ -31,7 +31,7 @@ qincludes() { local re=$1; shift; files "$@" | xargs -r grep -HnE "^[[:space:]]*
 libs=$(ldd "$TB" 2>/dev/null | grep -E 'libcuda|libcudart|libcublas|libcupti|libnvidia' || true)
 [ -z "$libs" ] && ok arrows-1.1 || bad arrows-1.1 "tilebench links CUDA: $libs"
 
-parent="cli driver store report client"
+parent="cli driver store report client format"
 hits=$(includes 'cuda|cublas|cupti|nvtx|nvperf|device/|worker/' $parent common)
 [ -z "$hits" ] && ok arrows-1.2 || bad arrows-1.2 "the parent includes CUDA or the worker: $hits"
 
@@ -39,7 +39,7 @@ hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"]sqlite3.h' harness referen
        | grep -v "^$H/store/" || true)
 [ -z "$hits" ] && ok arrows-1.3 || bad arrows-1.3 "sqlite3.h outside harness/store/: $hits"
 
-hits=$(files cli driver store report client common worker device | grep -E '\.(c|cu)$' | xargs -r grep -lE '\bdlopen *\(' \
+hits=$(files cli driver store report client format common worker device | grep -E '\.(c|cu)$' | xargs -r grep -lE '\bdlopen *\(' \
        | grep -vE "^$H/(worker/loader|common/nvml)\.c$" || true)
 [ -z "$hits" ] && ok arrows-1.4 || bad arrows-1.4 "dlopen outside worker/loader.c and common/nvml.c: $hits"
 
@@ -51,7 +51,8 @@ hits=$(includes 'sqlite|store/|driver/|cli/|report/|client/|curl' worker device)
 
 hits=$( (qincludes '[a-z_]+/' common | grep -vE '"(common|tilebench)/'
          qincludes '[a-z_]+/' store | grep -vE '"(common|store)/'
-         qincludes 'cli/|driver/' report) || true)
+         qincludes 'cli/|driver/' report
+         qincludes '[a-z_]+/' format | grep -vE '"(common|format)/') || true)
 [ -z "$hits" ] && ok arrows-1.7 || bad arrows-1.7 "a lower folder includes a higher one: $hits"
 
 # 1.8: every quoted include under harness/ must name an existing file from the include root
@@ -67,14 +68,14 @@ while IFS=: read -r f _ text; do
     else bare+=" $f:$inc"; continue; fi
     a=${f%.*}; a=${a%_int}; b=${tgt%.*}; b=${b%_int}
     [ "$a" != "$b" ] && edges+="$a $b"$'\n'
-done < <(files cli driver store report client common worker device include | xargs -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"')
+done < <(files cli driver store report client format common worker device include | xargs -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"')
 loop=$(printf '%s' "$edges" | tsort 2>&1 >/dev/null | grep -v '^tsort: -: input contains a loop:$' || true)
 if [ -n "$bare" ]; then bad arrows-1.8 "includes that do not name their folder:$bare"
 elif [ -n "$loop" ]; then bad arrows-1.8 "an include cycle: $(tr '\n' ' ' <<<"$loop")"
 else ok arrows-1.8; fi
 
 hits=""
-for f in $(files cli driver store report client common worker device include); do
+for f in $(files cli driver store report client format common worker device include); do
     head -c 3 "$f" | grep -qE '^(/\*|//)' || hits+=" $f"
 done
 [ -z "$hits" ] && ok arrows-1.9 || bad arrows-1.9 "files that do not open with a comment:$hits"

@@ -12,7 +12,7 @@ cd "$tmp"
 for r in 1 2 3; do "$TB" export --db g.db --run $r --format submission --output g$r.json || exit 1; done
 "$TB" export --db f.db --format submission --output f.json || exit 1
 /usr/bin/python3 - "$TB_SRC/schemas/submission-v1.schema.json" <<'PY'
-import copy, hashlib, json, sys
+import copy, hashlib, json, os, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
 jsonschema.Draft202012Validator.check_schema(schema)
@@ -46,6 +46,29 @@ for mutate in (lambda d: d.pop("environment"), lambda d: d.update(version=2),
                lambda d: d["results"][0]["timing"].update(median_ms=-1.0)):
     x = copy.deepcopy(docs["g1"]); mutate(x); broken.append(V.is_valid(x))
 check("submission-3.1", not any(broken), f"a broken document validated: {broken}")
+# the C parser the server will share agrees: it reads every document, and refuses each broken
+# one naming the field by its path
+import subprocess
+parse = os.environ["TB_BUILD"] + "/tests/parse_submission"
+for n in docs:
+    r = subprocess.run([parse, n + ".json"], capture_output=True, text=True)
+    check(f"submission-4.1 {n}", r.returncode == 0 and r.stdout.startswith("ok "), r.stdout)
+cases = [("environment missing", lambda d: d.pop("environment"), "document.environment: missing"),
+         ("version 2", lambda d: d.update(version=2), "document.version: out of range"),
+         ("m = 0", lambda d: d["results"][0]["shape"].update(m=0), "results[0].shape.m: out of range"),
+         ("an extra member", lambda d: d["results"][1].update(extra=1), "results[1].extra: unknown member"),
+         ("a bad name", lambda d: d["results"][0]["variant"].update(name="bad name;drop"), "results[0].variant.name: not a variant name"),
+         ("a negative median", lambda d: d["results"][0]["timing"].update(median_ms=-1.0), "results[0].timing.median_ms: out of range"),
+         ("a median outside its interval", lambda d: d["results"][0]["timing"].update(median_ms=1e6), "outside its own interval"),
+         ("timing on an invalid result", lambda d: d["results"][3].update(timing=d["results"][0]["timing"]), "results[3].timing: present for a result that was not timed"),
+         ("a NaN", None, "document: not JSON")]
+for what, mutate, want in cases:
+    if mutate:
+        x = copy.deepcopy(docs["g2"]); mutate(x); text = json.dumps(x)
+    else:
+        text = open("g2.json").read().replace('"median_ms":\t0.', '"median_ms":\tNaN, "x": 0.', 1)
+    r = subprocess.run([parse, "-"], input=text, capture_output=True, text=True)
+    check(f"submission-4.2 {what}", r.returncode == 1 and want in r.stdout, r.stdout.strip())
 print(f"{ok} passed, {bad} failed")
 sys.exit(1 if bad else 0)
 PY

@@ -1,0 +1,43 @@
+/* submission_parse.h - reading a submission document (docs/submission.md) back, strictly: the
+ * one parser that tilebench's tests and tilebench-server share (the server links this folder
+ * and nothing else of the harness). Mirrors schemas/submission-v1.schema.json: every key
+ * present, no other key, every type, bound and pattern; and the rules a schema cannot say
+ * (timing present exactly when a result ran and passed; a median inside its own interval).
+ * Pure C on cJSON; fuzzed (tests/fuzz/). */
+#ifndef TB_SUBMISSION_PARSE_H
+#define TB_SUBMISSION_PARSE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TB_SUB_MAX_BYTES (16u << 20)   /* a document larger than this is refused unread */
+#define TB_SUB_MAX_RESULTS 100000
+
+typedef struct tb_sub_result {
+    char    name[144], family[64], sha256[65];
+    char   *params_json;           /* the params object as compact JSON, malloc'd */
+    int64_t m, n, k, batch;
+    char    layouts[3], dtypes[32], label[64];
+    char    status[16], disposition[16], rule[64];
+    int     timed;                 /* 0: timing was null */
+    char    method[8];
+    double  median_ms, lo_ms, hi_ms, clock_mhz, energy_j;   /* NaN when null */
+    int64_t n_samples;
+} tb_sub_result;
+
+typedef struct tb_submission {
+    int     version;
+    char    tilebench_version[32], git_sha[41], started_at[21];
+    char    gpu_name[128], gpu_uuid_sha256[65], compute_capability[16], driver_version[32];
+    int64_t sm_count, cuda_runtime_version, cublas_version;
+    double  power_limit_w, sm_clock_max_mhz;   /* NaN when null */
+    char   *options_json;          /* malloc'd */
+    tb_sub_result *r;
+    size_t  n;
+} tb_submission;
+
+/* Parse and check text[0..len). TB_OK, or TB_EUSAGE with msg naming the first bad field by its
+ * path ("results[3].timing.median_ms: want a number > 0"), or TB_ENOMEM. On failure *out is
+ * empty (nothing to free). */
+int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *msg, size_t msglen);
+void tb_submission_free(tb_submission *s);
+#endif
