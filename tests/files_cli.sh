@@ -26,6 +26,16 @@ out=$("$TB" export --db f.db --format json --output /dev/full 2>&1); rc=$?
 # as root an old tilebench replaced /dev/full and /dev/stdout with regular files: check they
 # are still what they were (a character device, a link)
 [ -c /dev/full ] && [ -L /dev/stdout ] && ok files-1.4b || bad files-1.4b "/dev/full or /dev/stdout was replaced: $(ls -l /dev/full /dev/stdout)"
+# /dev/stdout is the shell's descriptor: an append (>>) stays an append
+: > app.log
+"$TB" export --db f.db --format csv --output /dev/stdout >> app.log
+"$TB" export --db f.db --format csv --output /dev/stdout >> app.log
+[ "$(grep -c '^run_id,' app.log)" = 2 ] && ok files-1.4c || bad files-1.4c "/dev/stdout >> lost the first export"
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    f=/dev/shm/tb-files-cli-$$.csv
+    "$TB" export --db f.db --output $f && [ -f $f ] && ok files-1.4d || bad files-1.4d "a new regular file under /dev/shm"
+    rm -f $f
+fi
 mkfifo fifo; (cat fifo > from-fifo.csv &) ; "$TB" export --db f.db --format csv --output fifo; sleep 0.2
 [ -p fifo ] && [ -s from-fifo.csv ] && ok files-1.5 || bad files-1.5 "a FIFO was replaced or not written"
 echo old > real.csv; ln -s real.csv link.csv
@@ -71,8 +81,12 @@ out=$("$TB" export --db f.db --format csv --output "$f" 2>&1); rc=$?
 for sig in TERM:143 INT:130 HUP:129; do
     name=${sig%:*}; want=${sig#*:}
     echo keep > sig.csv; rm -f mark
-    TB_TEST_RENAME_MARK=$tmp/mark LD_PRELOAD="$TB_BUILD/tests/libtb_slow_rename.so" \
-        "$TB" export --db f.db --output sig.csv & pid=$!
+    # a background job of a script starts with SIGINT ignored (and an ignored signal stays
+    # ignored: 3.5); python restores the defaults, as an interactive shell's job has them
+    TB_TEST_RENAME_MARK=$tmp/mark LD_PRELOAD="$TB_BUILD/tests/libtb_slow_rename.so" $PY -c '
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$TB" export --db f.db --output sig.csv & pid=$!
     for i in $(seq 1 50); do [ -e mark ] && break; sleep 0.1; done
     had=$(ls -a | grep -c '^\.sig\.csv\.tmp\.')
     kill -$name $pid; wait $pid; rc=$?
@@ -80,6 +94,15 @@ for sig in TERM:143 INT:130 HUP:129; do
     [ -e mark ] && [ "$had" = 1 ] && [ $rc = $want ] && [ "$left" = 0 ] && [ "$(cat sig.csv)" = keep ] \
         && ok "files-3.4-$name" || bad "files-3.4-$name" "SIG$name: temp before $had, exit $rc (want $want), temp after $left, output '$(head -c 20 sig.csv)'"
 done
+
+# an ignored SIGHUP (nohup) stays ignored while an output is written
+echo keep > hup.csv; rm -f mark
+(trap '' HUP; TB_TEST_RENAME_MARK=$tmp/mark LD_PRELOAD="$TB_BUILD/tests/libtb_slow_rename.so" \
+    exec "$TB" export --db f.db --output hup.csv) & pid=$!
+for i in $(seq 1 50); do [ -e mark ] && break; sleep 0.1; done
+kill -HUP $pid; kill -CONT $pid 2>/dev/null
+wait $pid; rc=$?
+[ $rc = 0 ] && grep -q '^run_id,' hup.csv && ok files-3.5 || bad files-3.5 "an ignored SIGHUP killed the export: exit $rc"
 
 # 4. every command checks what it wrote to standard output
 for cmd in "--version" "--help" "show --db f.db" "show --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so" \
@@ -92,7 +115,8 @@ done
 ok files-4.1; ok files-4.2
 # a reader gone before the first byte: EPIPE (SIGPIPE ignored, as under some CI runners) is a
 # quiet exit 141; with SIGPIPE at its default the shell sees 141 too
-for cmd in "--version" "show --db f.db" "export --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so"; do
+for cmd in "--version" "show --db f.db" "export --db f.db --format json" "list --variants $TB_BUILD/tests/zoo/zoo_fast.so" \
+           "compare 1 1 --db f.db"; do
     r=$($PY - "$TB" $cmd <<'PY'
 import os, signal, subprocess, sys
 r, w = os.pipe(); os.close(r)                      # nobody will ever read
@@ -104,6 +128,11 @@ PY
     [ "$r" = "141 0" ] || bad files-4.5 "'$cmd' into a closed pipe: exit and stderr bytes '$r' (want 141 0)"
 done
 ok files-4.5
+for cmd in "compare 1 1 --db f.db" "export --db f.db --format json" "show --db f.db"; do
+    out=$("$TB" $cmd 2>&1 >/dev/full); [ "$(wc -l <<<"$out")" = 1 ] || bad files-4.6 "'$cmd' > /dev/full: $(wc -l <<<"$out") lines: $out"
+done
+ok files-4.6
+out=$("$TB" check -xy 2>&1); grep -q "unknown or incomplete option '-x' for 'check'" <<<"$out" && ok files-4.7 || bad files-4.7 "$out"
 "$TB" show --db f.db --format csv | head -1 | grep -q '^run_id,' && ok files-4.3 || bad files-4.3 "show --format csv"
 out=$("$TB" show --db f.db --format xml 2>&1); [ $? = 2 ] && grep -q "unknown --format 'xml'" <<<"$out" && ok files-4.4 || bad files-4.4 "$out"
 # 5. reading needs no write access; an older database is never migrated by a reader
@@ -165,6 +194,12 @@ printf '1x2x3 a\033[31mred\n' > ctl.txt; shapes_err files-6.10 "./ctl.txt:1: a l
 $PY -c "print('# ' + 'c' * 600); print('1x2x3 ok  # a label')" > good.txt
 out=$("$TB" sweep --shapes "4096x4096x4096 , ./good.txt" --db sw.db 2>&1)
 grep -q "malformed\|shape file" <<<"$out" && bad files-6.11 "$out" || ok files-6.11
+mkdir -p num && echo 1x2x3 > num/1k.txt
+out=$(cd num && "$TB" sweep --shapes 1k.txt --db sw.db 2>&1); grep -q "malformed" <<<"$out" && bad files-6.14 "1k.txt read as a shape: $out" || ok files-6.14
+printf '1x2x3 a\xc2\x9b31mb\n' > c1.txt; shapes_err files-6.15 "./c1.txt:1: a label longer than 63 bytes, not UTF-8" ./c1.txt
+$PY -c "print('1x2x3 ' + 'l' * 0 + '#' + 'c' * 4088)" > at.txt; $PY -c "print('1x2x3 ' + '#' + 'c' * 4090)" > over.txt
+out=$("$TB" sweep --shapes ./at.txt --db sw.db 2>&1); grep -q "line longer" <<<"$out" && bad files-6.16 "a 4096-byte line refused: $out" || ok files-6.16
+shapes_err files-6.17 "./over.txt:1: line longer than 4096 bytes" ./over.txt
 many=""; for i in $(seq 1 65); do many="$many --filter f$i"; done
 out=$("$TB" list $many 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "more than 64 --filter" <<<"$out" && ok files-6.12 || bad files-6.12 "65 --filter: exit $rc: $(tail -1 <<<"$out")"

@@ -42,6 +42,8 @@ int main(void)
         TB_CHECK(n == 2 && used == 2 && !strcmp(out, "ok"));
         n = tb_text_escape_bytes("\xe2\x82\xac!", 4, out, sizeof out, 1, 0, &used);
         TB_CHECK(used == 4 && !strcmp(out, "\xe2\x82\xac!"));
+        n = tb_text_escape_bytes("ab\xe2\n", 4, out, sizeof out, 1, 0, &used);   /* not a start: shown */
+        TB_CHECK(used == 4 && !strcmp(out, "ab\\xe2\n"));
         n = tb_text_escape_bytes("a\0b", 3, out, sizeof out, 1, 1, &used);
         TB_CHECK(!strcmp(out, "a\\x00b"));
         TB_CHECK(tb_text_has_control("a\x1b") && tb_text_has_control("\xc2\x85") && !tb_text_has_control("a\tb"));

@@ -134,7 +134,9 @@ int tb_cli_db_only(int argc, char **argv, const char *cmd, void (*help)(void), c
 int tb_cli_bad_option(const char *cmd, char **argv, int optind_, int optopt_)
 {
     const char *arg = argv[optind_ - 1];
-    if (optopt_ && arg && arg[0] == '-' && arg[1] != '-')
+    /* a short option, alone or in a cluster (-xy, where argv[optind - 1] is still the word
+     * before it); a long one is named as written */
+    if (optopt_ > ' ' && optopt_ < 0x7f && !(arg && !strncmp(arg, "--", 2)))
         return tb_cli_error("unknown or incomplete option '-%c' for '%s' (see 'tilebench %s --help')",
                             optopt_, cmd, cmd);
     return tb_cli_error("unknown or incomplete option '%s' for '%s' (see 'tilebench %s --help')",

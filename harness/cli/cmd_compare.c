@@ -91,5 +91,5 @@ int cmd_compare(int argc, char **argv, const tb_paths *paths)
     rc = tb_cli_reports_write(&cmp, &l, &rep, db);
     int fail = cmp.failures > 0;
     tb_comparison_free(&cmp);
-    return rc ? rc : fail ? TB_EXIT_FAIL : 0;
+    return rc ? rc : fail ? TB_EXIT_FAIL : 0;   /* rc: 1 a report not written, 141 a closed pipe */
 }

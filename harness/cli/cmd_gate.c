@@ -214,8 +214,16 @@ static int measure(const gate_cli *g, int argc, char **argv, const tb_paths *pat
         fprintf(stderr, "tilebench: gate interrupted\n");
         return TB_EXIT_INTR;
     }
-    if (rc || (rc = tb_store_run_end(st, *run, "complete", msg, sizeof msg)))
-        return tb_cli_error("%s", msg), TB_EXIT_USAGE;
+    if (rc) {
+        char m2[TB_MSG_LEN];
+        tb_store_run_end(st, *run, "failed", m2, sizeof m2);
+        tb_cli_error("%s", msg);
+        return tb_cli_exit_for(rc);
+    }
+    if ((rc = tb_store_run_end(st, *run, "complete", msg, sizeof msg))) {
+        tb_cli_error("%s", msg);
+        return tb_cli_exit_for(rc);
+    }
     return 0;
 }
 
@@ -235,7 +243,8 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
     if (!sub.v || !sh.v) { free(sub.v); free(sh.v); return tb_cli_error("out of memory"); }
     for (size_t i = 0; i < cat->n; i++) {
         const char *bare = tb_catalog_bare_name(&cat->v[i]);
-        int want = !strcmp(cat->v[i].ns, "control");
+        /* the control, wherever it came from (head: or control:), is measured again too */
+        int want = !strcmp(cat->v[i].ns, "control") || (g->co.control[0] && !strcmp(bare, g->co.control));
         for (size_t r = 0; r < cmp->n && !want; r++)
             want = cmp->r[r].change == TB_CHANGE_SLOWER && !strcmp(cmp->r[r].variant, bare);
         if (want) sub.v[sub.n++] = cat->v[i];
@@ -275,11 +284,15 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
         if (y && y->change == TB_CHANGE_SLOWER) {
             snprintf(x->note, sizeof x->note, "confirmed in run %lld (%s)", (long long)*run2, first);
             x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi;
+        } else if (!y || y->change == TB_CHANGE_NOT_TIMED || y->change == TB_CHANGE_REMOVED ||
+                   y->change == TB_CHANGE_NEW) {
+            /* a second pass that could not judge it never clears a regression */
+            snprintf(x->note, sizeof x->note, "the confirming run %lld could not judge it (%s): the "
+                     "first pass stands", (long long)*run2, y ? tb_change_name(y->change) : "not measured");
         } else {
             snprintf(x->note, sizeof x->note, "not confirmed in run %lld: %s there (%s)",
                      (long long)*run2, y ? tb_change_name(y->change) : "not measured", first);
-            if (y) { x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi; x->change = y->change; }
-            else x->change = TB_CHANGE_NOT_TIMED;
+            x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi; x->change = y->change;
         }
         cmp->count[x->change]++;
         if (tb_change_fails(x->change)) cmp->failures++;

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     int rc = run(argc, argv);
     tb_cli_warn_flush();
     if (rc == TB_EXIT_PIPE) _exit(rc);   /* the reader is gone: nothing more to say or flush */
-    int out = tb_out_close_stdout();
+    int out = tb_out_close_stdout(rc != 0);
     if (out == TB_EXIT_PIPE) return TB_EXIT_PIPE;
     return rc ? rc : out;
 }

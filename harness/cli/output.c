@@ -33,7 +33,11 @@ static void guard_signals(char *tmp)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++) sigaction(caught[i], &sa, &saved[i]);
+    for (int i = 0; i < 3; i++) {
+        sigaction(caught[i], NULL, &saved[i]);
+        if (saved[i].sa_handler != SIG_IGN)   /* an ignored signal (nohup) stays ignored */
+            sigaction(caught[i], &sa, NULL);
+    }
 }
 
 static void unguard_signals(void)
@@ -41,6 +45,24 @@ static void unguard_signals(void)
     if (!pending_tmp) return;
     for (int i = 0; i < 3; i++) sigaction(caught[i], &saved[i], NULL);
     pending_tmp = NULL;
+}
+
+static int same_file(const char *a, const char *b);
+
+/* The descriptor a path names, for /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N;
+ * else -1. */
+static int fd_of_path(const char *p)
+{
+    if (!strcmp(p, "/dev/stdout")) return 1;
+    if (!strcmp(p, "/dev/stderr")) return 2;
+    const char *n = !strncmp(p, "/dev/fd/", 8) ? p + 8 : !strncmp(p, "/proc/self/fd/", 14) ? p + 14 : NULL;
+    if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 6) return -1;
+    return atoi(n);
+}
+
+int tb_out_same_file(const char *a, const char *b)
+{
+    return same_file(a, b);
 }
 
 static int same_file(const char *a, const char *b)
@@ -83,10 +105,22 @@ int tb_out_open(tb_out *o, const char *path, const char *guard, char *msg, size_
         clear(o);
         return tb_fail(msg, len, TB_EUSAGE, "output '%s' is a directory", path);
     }
-    int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
-    if ((exists && !S_ISREG(st.st_mode)) || special) {
-        /* a device, FIFO, socket or a /dev/fd path: written in place, never replaced */
-        int fd = open(path, O_WRONLY | O_CLOEXEC | (exists && S_ISREG(st.st_mode) ? O_TRUNC : 0));
+    /* a descriptor this process already holds (/dev/stdout, /dev/fd/N, /proc/self/fd/N): written
+     * through a duplicate, so its offset and its append flag are the shell's */
+    int held = fd_of_path(path);
+    if (held >= 0) {
+        int fd = dup(held);
+        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+            int e = errno;
+            if (fd >= 0) close(fd);
+            clear(o);
+            return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+        }
+        return TB_OK;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a device, FIFO or socket: written in place, never replaced */
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
             int e = errno;
             if (fd >= 0) close(fd);
@@ -165,7 +199,7 @@ void tb_out_abort(tb_out *o)
     clear(o);
 }
 
-int tb_out_close_stdout(void)
+int tb_out_close_stdout(int quiet)
 {
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -173,19 +207,31 @@ int tb_out_close_stdout(void)
     if (fclose(stdout) != 0 && !bad) { bad = 1; e = errno; }
     if (!bad) return 0;
     if (e == EPIPE) return TB_EXIT_PIPE;
-    fprintf(stderr, "tilebench: error: cannot write to standard output: %s\n",
-            e ? strerror(e) : "write error");
+    if (!quiet)
+        fprintf(stderr, "tilebench: error: cannot write to standard output: %s\n",
+                e ? strerror(e) : "write error");
     return 1;
 }
 
 /* On a terminal, standard output passes through a filter that shows control characters
  * escaped (common/text.h): a table may carry text from a variant or a database, and a
  * terminal must get text, never commands. Pipes and files get the bytes as they are. */
+static char pending[4];        /* the start of a character the last write ended inside */
+static size_t npending;
+
+static int write_all(const char *b, size_t n)
+{
+    for (size_t w = 0; w < n;) {
+        ssize_t r = write(1, b + w, n - w);
+        if (r < 0) { if (errno == EINTR) continue; return -1; }
+        w += (size_t)r;
+    }
+    return 0;
+}
+
 static ssize_t term_write(void *cookie, const char *buf, size_t n)
 {
     (void)cookie;
-    static char pending[4];        /* the start of a character the last call ended inside */
-    static size_t npending;
     char in[512 + 4], out[4 * (512 + 4) + 8];
     size_t done = 0;
     while (done < n) {
@@ -196,11 +242,7 @@ static ssize_t term_write(void *cookie, const char *buf, size_t n)
         size_t at = tb_text_escape_bytes(in, total, out, sizeof out, 1, 0, &used);
         npending = total - used;   /* at most 3 bytes of an unfinished character */
         memcpy(pending, in + used, npending);
-        for (size_t w = 0; w < at;) {
-            ssize_t r = write(1, out + w, at - w);
-            if (r < 0) { if (errno == EINTR) continue; return -1; }
-            w += (size_t)r;
-        }
+        if (write_all(out, at)) return -1;
         done += take;
     }
     return (ssize_t)n;
@@ -209,7 +251,11 @@ static ssize_t term_write(void *cookie, const char *buf, size_t n)
 static int term_close(void *cookie)
 {
     (void)cookie;
-    return 0;
+    if (!npending) return 0;
+    char out[32];   /* an unfinished character at the very end: shown escaped */
+    size_t at = tb_text_escape_bytes(pending, npending, out, sizeof out, 1, 1, NULL);
+    npending = 0;
+    return write_all(out, at);
 }
 
 void tb_out_guard_terminal(void)

@@ -1,8 +1,8 @@
 /* output.h - where a command writes a file the user named (--output, --markdown, --junit,
  * --json, baseline save), so that it never destroys what it should write into:
  *   - "-" (or no path) is standard output;
- *   - a character device, FIFO or socket, and /dev/... or /proc/... paths (/dev/stdout,
- *     /dev/fd/N), are written in place;
+ *   - a character device, FIFO or socket is written in place; /dev/stdout, /dev/fd/N and
+ *     /proc/self/fd/N through a duplicate of that descriptor (its offset and append flag kept);
  *   - a symbolic link is followed: its target is written, the link stays a link;
  *   - a regular file or a new path gets a temporary file beside it (mkstemp: no fixed-size
  *     name), renamed over it only when every byte was written and the file closed; a new file
@@ -39,7 +39,9 @@ void tb_out_abort(tb_out *o);
  * checked, as coreutils' close_stdout does. 0 when all was written; TB_EXIT_PIPE (quietly)
  * when the reader went away (EPIPE); 1 with one line on stderr for any other write error. */
 #define TB_EXIT_PIPE 141
-int tb_out_close_stdout(void);
+int tb_out_close_stdout(int quiet);   /* quiet: a failure already reported, say nothing more */
+/* 1 when a and b name the same existing file (by any name). */
+int tb_out_same_file(const char *a, const char *b);
 /* When standard output is a terminal, route it through a filter that shows control characters
  * (C0 but newline and tab, DEL, C1) as \xNN: a table may carry text from a variant or a
  * database, and a terminal must get text, never commands. Call first thing in main(). */

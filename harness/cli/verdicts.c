@@ -59,13 +59,15 @@ int tb_cli_side(const char *spec, const char *db, const char *ns, tb_side *out)
     struct stat sb;
     if (all_digits(spec)) {
         if (tb_cli_int("run", spec, 1, INT64_MAX, &id)) return 2;
-        snprintf(file, sizeof file, "%s", db);
+        if ((size_t)snprintf(file, sizeof file, "%s", db) >= sizeof file)
+            return tb_cli_error("database path too long: '%.64s...'", db);
     } else if (stat(spec, &sb) == 0) {
         if (looks_like_json(spec)) {
             if (tb_side_from_baseline(spec, out, msg, sizeof msg)) return tb_cli_error("%s", msg);
             return 0;
         }
-        snprintf(file, sizeof file, "%s", spec);
+        if ((size_t)snprintf(file, sizeof file, "%s", spec) >= sizeof file)
+            return tb_cli_error("database path too long: '%.64s...'", spec);
     } else {
         const char *colon = strrchr(spec, ':');
         if (!colon || !all_digits(colon + 1) || (size_t)(colon - spec) >= sizeof file)
@@ -89,15 +91,21 @@ static int write_one(const tb_comparison *c, const tb_compare_label *l, tb_compa
     tb_out o;
     if (tb_out_open(&o, path, guard, msg, sizeof msg)) return tb_cli_error("%s", msg);
     if (w(c, l, o.f)) {
+        int e = errno;
         tb_out_abort(&o);
-        return tb_cli_error("cannot write the report to '%s': %s", path, strerror(errno));
+        if (e == EPIPE) return TB_EXIT_PIPE;
+        return tb_cli_error("cannot write the report to '%s': %s", path, strerror(e));
     }
-    return tb_out_commit(&o, msg, sizeof msg) ? tb_cli_error("%s", msg) : 0;
+    int rc = tb_out_commit(&o, msg, sizeof msg);
+    return rc ? tb_cli_fail(rc, msg) : 0;
 }
 
 /* $GITHUB_STEP_SUMMARY is appended to, as GitHub expects */
-static int append_summary(const tb_comparison *c, const tb_compare_label *l, const char *path)
+static int append_summary(const tb_comparison *c, const tb_compare_label *l, const char *path,
+                          const char *guard)
 {
+    if (tb_out_same_file(path, guard))
+        return tb_cli_error("GITHUB_STEP_SUMMARY '%s' is the database '%s': refusing to write", path, guard);
     FILE *f = fopen(path, "a");
     if (!f) return tb_cli_error("cannot write GITHUB_STEP_SUMMARY '%s': %s", path, strerror(errno));
     int rc = tb_compare_write_markdown(c, l, f);
@@ -114,6 +122,6 @@ int tb_cli_reports_write(const tb_comparison *c, const tb_compare_label *l, cons
     if (!rc && r->junit) rc = write_one(c, l, tb_compare_write_junit, r->junit, guard);
     if (!rc && r->json) rc = write_one(c, l, tb_compare_write_json, r->json, guard);
     const char *gh = getenv("GITHUB_STEP_SUMMARY");
-    if (!rc && gh && *gh) rc = append_summary(c, l, gh);
-    return rc ? TB_EXIT_FAIL : 0;
+    if (!rc && gh && *gh) rc = append_summary(c, l, gh, guard);
+    return rc == TB_EXIT_PIPE ? rc : rc ? TB_EXIT_FAIL : 0;
 }

@@ -75,7 +75,12 @@ size_t tb_text_escape_bytes(const char *in, size_t n, char *out, size_t cap, int
     size_t i = 0, at = 0;
     while (i < n) {
         size_t want = lead_len(p[i]), len = 0;
-        if (want > 1 && i + want > n && !final) break;   /* the rest comes in the next call */
+        if (want > 1 && i + want > n && !final) {
+            /* the rest may come in the next call, but only if all that is here continues it */
+            int continues = 1;
+            for (size_t q = i + 1; q < n; q++) continues &= (p[q] & 0xC0) == 0x80;
+            if (continues) break;
+        }
         if (want && i + want <= n) {
             unsigned char seq[5] = { 0 };
             memcpy(seq, p + i, want);

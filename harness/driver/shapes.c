@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "driver/shapes.h"
 #include "common/tb.h"
+#include "common/text.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -135,7 +136,7 @@ static int add_file(tb_shape_list *l, const char *path, const char *shown, char 
         return tb_fail(msg, len, TB_EUSAGE, "shape file '%s' is a directory", shown);
     FILE *f = fopen(path, "r");
     if (!f) return tb_fail(msg, len, TB_EUSAGE, "cannot read shape file '%s': %s", shown, strerror(errno));
-    char line[TB_SHAPES_MAX_LINE + 2];
+    char line[TB_SHAPES_MAX_LINE + 1];   /* read_line keeps cap - 1 bytes: the bound itself */
     size_t total = 0;
     long lineno = 0;
     int rc = TB_OK, count = 0, r;
@@ -171,12 +172,11 @@ static int add_file(tb_shape_list *l, const char *path, const char *shown, char 
             break;
         }
         if (label) {
-            int bad = strlen(label) >= sizeof s.label;
-            for (const unsigned char *p = (const unsigned char *)label; *p && !bad; p++)
-                bad = *p < 0x20 || *p == 0x7f;
+            int bad = strlen(label) >= sizeof s.label || !tb_text_utf8_valid(label) ||
+                      tb_text_has_control(label);
             if (bad) {
-                rc = tb_fail(msg, len, TB_EUSAGE, "%s:%ld: a label longer than %zu bytes or with "
-                             "control characters", shown, lineno, sizeof s.label - 1);
+                rc = tb_fail(msg, len, TB_EUSAGE, "%s:%ld: a label longer than %zu bytes, not "
+                             "UTF-8 or with control characters", shown, lineno, sizeof s.label - 1);
                 break;
             }
             snprintf(s.label, sizeof s.label, "%s", label);
@@ -211,12 +211,12 @@ static void list_sets(const char *dir, char *buf, size_t len)
 static int add_item(tb_shape_list *l, const char *tok, const char *sets_dir, char *msg, size_t len)
 {
     struct stat st;
+    if (strchr(tok, '/') || strchr(tok, '.')) return add_file(l, tok, tok, msg, len);
     if (isdigit((unsigned char)*tok) || *tok == '-') {
         tb_shape s;
         int rc = tb_shape_parse(tok, &s, msg, len);
         return rc ? rc : push(l, &s, msg, len);
     }
-    if (strchr(tok, '/') || strchr(tok, '.')) return add_file(l, tok, tok, msg, len);
     char *path = NULL;
     if (asprintf(&path, "%s/%s.txt", sets_dir ? sets_dir : ".", tok) < 0)
         return tb_fail(msg, len, TB_ENOMEM, "out of memory");
