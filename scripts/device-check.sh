@@ -5,11 +5,28 @@
 # (a test that reports skipped while a GPU is present is a failure), dumps SASS facts,
 # runs the default sweep (timed), and prints a compact table last.
 #   scripts/device-check.sh [PREFIX]      (default: prefix/; logs under $OUT or /tmp/tb-check)
-# A device call is limited to 10 minutes, so the check can be split: DC_TESTS="gpu_zoo ..."
-# runs only those tests, DC_SKIP_SWEEP=1 skips the default sweep, DC_SETS=1 adds the
-# square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
+# A device call is limited to 10 minutes, and the whole check does not fit in one: run it as
+# the plan below, one call each (`scripts/device-check.sh PREFIX --call N`; `--plan` prints
+# it). Durations measured on the H100 on 2026-11-25 at 2d4cc9e (docs/perf.md, seventh session):
+#   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
+#           gpu_problems gpu_timing gpu_metrics                           299 s  (+ gpu_gate, ~25 s)
+#   call 2  gpu_smoke                                                         503 s
+#   call 3  the SASS check and the default sweep                              299 s
+# Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
+# sweep, DC_SETS=1 adds the square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
 set -u
 cd "$(dirname "$0")/.."
+plan_tests=("gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate"
+            "gpu_smoke" " ")
+if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
+    sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+fi
+if [ "${2:-}" = --call ]; then
+    n=${3:-}
+    case $n in 1|2) export DC_SKIP_SWEEP=1 ;; 3) ;; *) echo "device-check: --call takes 1, 2 or 3 (see --plan)"; exit 2 ;; esac
+    export DC_TESTS="${plan_tests[$((n - 1))]}"
+fi
 P=$(cd "${1:-prefix}" 2>/dev/null && pwd) || { echo "device-check: no prefix '${1:-prefix}' (run scripts/make-prefix.sh here first)"; exit 2; }
 out=${OUT:-/tmp/tb-check}; mkdir -p "$out"
 export TB=$P/bin/tilebench TB_ZOO=$P/libexec/tilebench/zoo TB_VARIANTS=$P/lib/tilebench/variants
