@@ -14,6 +14,8 @@
 #   1.8 every #include of a harness header names its folder, and no include cycle exists
 #       between modules (x.c, x.h and a private x_int.h are one module)
 #   1.9 every source file under harness/ opens with a comment saying what it owns
+#   1.10 server/ includes nothing of the harness but format/ and common/, and only its
+#       store_sqlite.c includes sqlite3.h (or, later, libpq-fe.h)
 set -u
 pass=0; fail=0
 ok() { echo "ok   $1"; pass=$((pass+1)); }
@@ -36,7 +38,7 @@ hits=$(includes 'cuda|cublas|cupti|nvtx|nvperf|device/|worker/' $parent common)
 [ -z "$hits" ] && ok arrows-1.2 || bad arrows-1.2 "the parent includes CUDA or the worker: $hits"
 
 hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"]sqlite3.h' harness reference variants tests/zoo \
-       | grep -v "^$H/store/" || true)
+       | grep -v "^$H/store/" || true)   # (server/ has its own engine: 1.10)
 [ -z "$hits" ] && ok arrows-1.3 || bad arrows-1.3 "sqlite3.h outside harness/store/: $hits"
 
 hits=$(files cli driver store report client format common worker device | grep -E '\.(c|cu)$' | xargs -r grep -lE '\bdlopen *\(' \
@@ -79,5 +81,10 @@ for f in $(files cli driver store report client format common worker device incl
     head -c 3 "$f" | grep -qE '^(/\*|//)' || hits+=" $f"
 done
 [ -z "$hits" ] && ok arrows-1.9 || bad arrows-1.9 "files that do not open with a comment:$hits"
+# 1.10: the server shares only the submission format's parser (harness/format/) and what it
+# needs (common/); behind its storage seam, only store_sqlite.c includes sqlite3.h
+hits=$( (grep -HnE '#[[:space:]]*include[[:space:]]*"[a-z_]+/' server/*.c server/*.h 2>/dev/null | grep -vE '"(format|common)/'
+         grep -lE '#[[:space:]]*include[[:space:]]*[<"](sqlite3|libpq-fe)\.h' server/*.c server/*.h 2>/dev/null | grep -v '^server/store_sqlite.c$') || true)
+[ -z "$hits" ] && ok arrows-1.10 || bad arrows-1.10 "the server reaches past its seam or the format: $hits"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

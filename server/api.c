@@ -1,0 +1,158 @@
+/* api.c - the JSON API of tilebench-server (see api.h) on libmicrohttpd: POST
+ * /api/v1/submissions (bearer token, idempotency key, body limit, the shared strict parser),
+ * GET /api/v1/submissions/{id}, GET /api/v1/leaderboards. Every answer is JSON; every error a
+ * 4xx naming what is wrong; one log line per request. Storage only through store.h. */
+#define _GNU_SOURCE
+#include "api.h"
+#include "store.h"
+#include "format/submission_parse.h"
+#include "common/tb.h"
+#include "common/text.h"
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct req { char *body; size_t n, cap; int too_big; } req;
+
+static void sha256_hex(const char *s, size_t n, char out[65])
+{
+    unsigned char md[32];
+    unsigned int mdn = 0;
+    EVP_Digest(s, n, md, &mdn, EVP_sha256(), NULL);
+    for (unsigned int i = 0; i < mdn && i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+void tbs_token_hash(const char *token, char out[65])
+{
+    sha256_hex(token, strlen(token), out);
+}
+
+static enum MHD_Result answer(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
+                              unsigned int code, const char *json)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    if (a->log) {
+        char shown[256];
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(a->log, "%lld %s %s %u\n", (long long)ts.tv_sec, method,
+                tb_text_escape(url, shown, sizeof shown, 0), code);
+        fflush(a->log);
+    }
+    return ret;
+}
+
+static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
+                             unsigned int code, const char *why)
+{
+    cJSON *o = cJSON_CreateObject();
+    char clean[1024];
+    cJSON_AddStringToObject(o, "error", tb_text_utf8_clean(why, clean, sizeof clean));
+    char *t = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    enum MHD_Result r = answer(a, c, method, url, code, t ? t : "{\"error\":\"out of memory\"}");
+    cJSON_free(t);
+    return r;
+}
+
+static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, const char *url, req *q)
+{
+    const char *m = "POST";
+    if (q->too_big) return error(a, c, m, url, 413, "body larger than the limit");
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (!auth || strncmp(auth, "Bearer ", 7) || !auth[7]) return error(a, c, m, url, 401, "a bearer token is needed");
+    char hash[65], msg[TB_MSG_LEN];
+    tbs_token_hash(auth + 7, hash);
+    int64_t token_id = 0;
+    if (tbs_token_find(a->store, hash, &token_id, msg, sizeof msg)) return error(a, c, m, url, 500, msg);
+    if (!token_id) return error(a, c, m, url, 401, "unknown or revoked token");
+    tb_submission s;
+    if (tb_submission_parse(q->body ? q->body : "", q->n, &s, msg, sizeof msg)) return error(a, c, m, url, 400, msg);
+    const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
+    char own[65];
+    if (!key || !*key || strlen(key) > 128) { sha256_hex(q->body, q->n, own); key = own; }
+    int64_t id = 0;
+    int existed = 0;
+    int rc = tbs_submission_put(a->store, token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);
+    tb_submission_free(&s);
+    if (rc) return error(a, c, m, url, 500, msg);
+    char out[96];
+    snprintf(out, sizeof out, "{\"id\":%lld,\"replayed\":%s}", (long long)id, existed ? "true" : "false");
+    return answer(a, c, m, url, existed ? 200 : 201, out);
+}
+
+static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url)
+{
+    char msg[TB_MSG_LEN];
+    if (!strcmp(url, "/api/v1/leaderboards")) {
+        char *j = NULL;
+        if (tbs_leaderboards_json(a->store, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        enum MHD_Result r = answer(a, c, "GET", url, 200, j);
+        cJSON_free(j);
+        return r;
+    }
+    const char *pre = "/api/v1/submissions/";
+    if (!strncmp(url, pre, strlen(pre))) {
+        const char *n = url + strlen(pre);
+        if (!*n || strlen(n) > 18 || strspn(n, "0123456789") != strlen(n))
+            return error(a, c, "GET", url, 400, "a submission id is a number");
+        char *doc = NULL;
+        if (tbs_submission_get(a->store, strtoll(n, NULL, 10), &doc, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        if (!doc) return error(a, c, "GET", url, 404, "no such submission");
+        enum MHD_Result r = answer(a, c, "GET", url, 200, doc);
+        free(doc);
+        return r;
+    }
+    return error(a, c, "GET", url, 404, "no such resource");
+}
+
+enum MHD_Result tbs_api_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                               const char *version, const char *data, size_t *size, void **con_cls)
+{
+    (void)version;
+    tbs_api *a = cls;
+    if (!strcmp(method, "POST")) {
+        req *q = *con_cls;
+        if (!q) {   /* the first call: headers only */
+            if (!(q = calloc(1, sizeof *q))) return MHD_NO;
+            *con_cls = q;
+            return MHD_YES;
+        }
+        if (*size) {   /* a piece of the body */
+            if (q->n + *size > a->max_body) q->too_big = 1;
+            if (!q->too_big) {
+                if (q->n + *size + 1 > q->cap) {
+                    size_t cap = (q->n + *size + 1) * 2;
+                    char *nb = realloc(q->body, cap);
+                    if (!nb) return MHD_NO;
+                    q->body = nb;
+                    q->cap = cap;
+                }
+                memcpy(q->body + q->n, data, *size);
+                q->n += *size;
+                q->body[q->n] = 0;
+            }
+            *size = 0;
+            return MHD_YES;
+        }
+        if (strcmp(url, "/api/v1/submissions")) return error(a, c, method, url, 404, "no such resource");
+        return post_submission(a, c, url, q);
+    }
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) return get(a, c, url);
+    return error(a, c, method, url, 405, "method not allowed");
+}
+
+void tbs_api_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode t)
+{
+    (void)cls; (void)c; (void)t;
+    req *q = *con_cls;
+    if (q) { free(q->body); free(q); }
+    *con_cls = NULL;
+}

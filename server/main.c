@@ -1,0 +1,137 @@
+/* main.c - tilebench-server: a community leaderboard of tilebench submissions on one machine
+ * (libmicrohttpd, SQLite). `tilebench-server [--address A] [--port P] [--db FILE]` serves the
+ * JSON API until SIGTERM or SIGINT (it finishes the requests in flight, then exits 0);
+ * `tilebench-server token add|list|revoke NAME [--db FILE]` manages the bearer tokens, stored
+ * hashed (the new token is printed once, by add). docs/server.md. */
+#define _GNU_SOURCE
+#include "api.h"
+#include "store.h"
+#include "common/tb.h"
+#include "format/submission_parse.h"
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <openssl/rand.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "tilebench-server.db"
+
+static volatile sig_atomic_t stop;
+static void on_stop(int sig) { (void)sig; stop = 1; }
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES]\n"
+        "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
+        "\n"
+        "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
+        "GET /api/v1/submissions/{id}, GET /api/v1/leaderboards. Listens on 127.0.0.1:8080 by\n"
+        "default; one log line per request on stderr; SIGTERM or SIGINT stops it after the\n"
+        "requests in flight. Tokens are stored hashed: `token add NAME` prints the new token once.\n"
+        "\n"
+        "  --address A     IPv4 address to listen on (default 127.0.0.1)\n"
+        "  --port P        TCP port (default 8080; 0 picks a free one, printed on stdout)\n"
+        "  --db FILE       the server's own SQLite file (default " DEFAULT_DB ")\n"
+        "  --max-body N    larger request bodies get 413 (default 16 MiB)\n");
+}
+
+static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
+
+static int token_cmd(int argc, char **argv, const char *db)
+{
+    char msg[TB_MSG_LEN];
+    tbs_store *s;
+    if (tbs_store_open(db, &s, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
+    int rc = 0;
+    const char *what = argc > 0 ? argv[0] : "";
+    if (!strcmp(what, "list")) {
+        rc = tbs_token_list(s, print_line, NULL, msg, sizeof msg) ? 1 : 0;
+    } else if ((!strcmp(what, "add") || !strcmp(what, "revoke")) && argc == 2 && argv[1][0] &&
+               strlen(argv[1]) < 64 && strspn(argv[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(argv[1])) {
+        if (!strcmp(what, "add")) {
+            unsigned char raw[24];
+            char token[64], hash[65];
+            if (RAND_bytes(raw, sizeof raw) != 1) { snprintf(msg, sizeof msg, "no random bytes"); rc = 1; }
+            for (size_t i = 0; !rc && i < sizeof raw; i++) snprintf(token + 2 * i, 3, "%02x", raw[i]);
+            int64_t id = 0;
+            if (!rc) { tbs_token_hash(token, hash); rc = tbs_token_add(s, argv[1], hash, &id, msg, sizeof msg) ? 1 : 0; }
+            if (!rc) printf("%s\n", token);
+        } else {
+            int n = 0;
+            rc = tbs_token_revoke(s, argv[1], &n, msg, sizeof msg) ? 1 : 0;
+            if (!rc && !n) { snprintf(msg, sizeof msg, "no live token named '%s'", argv[1]); rc = 1; }
+        }
+    } else {
+        tbs_store_close(s);
+        fprintf(stderr, "tilebench-server: error: token add NAME | list | revoke NAME (NAME: letters, digits, _ . -)\n");
+        return 2;
+    }
+    tbs_store_close(s);
+    if (rc) fprintf(stderr, "tilebench-server: error: %s\n", msg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "address", required_argument, 0, 'a' }, { "port", required_argument, 0, 'p' },
+        { "db", required_argument, 0, 'd' }, { "max-body", required_argument, 0, 'm' },
+        { "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
+    const char *address = "127.0.0.1", *db = DEFAULT_DB;
+    long port = 8080;
+    long long max_body = TB_SUB_MAX_BYTES;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'a': address = optarg; break;
+        case 'p': port = strtol(optarg, &end, 10);
+                  if (!end || *end || port < 0 || port > 65535) { fprintf(stderr, "tilebench-server: error: invalid --port '%s'\n", optarg); return 2; }
+                  break;
+        case 'd': db = optarg; break;
+        case 'm': max_body = strtoll(optarg, &end, 10);
+                  if (!end || *end || max_body < 1 || max_body > (64ll << 20)) { fprintf(stderr, "tilebench-server: error: invalid --max-body '%s'\n", optarg); return 2; }
+                  break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("tilebench-server %s\n", TB_VERSION); return 0;
+        default: fprintf(stderr, "tilebench-server: error: unknown option '%s' (see --help)\n", argv[optind - 1]); return 2;
+        }
+    }
+    if (optind < argc && !strcmp(argv[optind], "token")) return token_cmd(argc - optind - 1, argv + optind + 1, db);
+    if (optind < argc) { fprintf(stderr, "tilebench-server: error: unexpected argument '%s'\n", argv[optind]); return 2; }
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) { fprintf(stderr, "tilebench-server: error: invalid --address '%s'\n", address); return 2; }
+    char msg[TB_MSG_LEN];
+    tbs_api api = { NULL, (size_t)max_body, stderr };
+    if (tbs_store_open(db, &api.store, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
+        0, NULL, NULL, tbs_api_handle, &api,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        MHD_OPTION_NOTIFY_COMPLETED, tbs_api_completed, &api,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
+        MHD_OPTION_END);
+    if (!d) { tbs_store_close(api.store); fprintf(stderr, "tilebench-server: error: cannot listen on %s:%ld\n", address, port); return 2; }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    printf("listening on %s:%u\n", address, info ? info->port : (unsigned)port);
+    fflush(stdout);
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_stop;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    while (!stop) pause();
+    MHD_stop_daemon(d);   /* waits for the requests in flight */
+    tbs_store_close(api.store);
+    fprintf(stderr, "tilebench-server: stopped\n");
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* store.h - the server's storage seam: tokens and submissions, behind one interface so that the
+ * SQLite file (store_sqlite.c, one machine) and, later, PostgreSQL (issue 30) are two engines
+ * of it. The HTTP handlers include this header, never sqlite3.h or libpq-fe.h. Every function
+ * returns 0 or -1 with msg filled; a submission is stored whole or not at all. */
+#ifndef TBS_STORE_H
+#define TBS_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tbs_store tbs_store;
+
+int tbs_store_open(const char *path, tbs_store **out, char *msg, size_t len);
+void tbs_store_close(tbs_store *s);
+
+/* Tokens are stored as SHA-256 hex only. Add returns the new token's id. */
+int tbs_token_add(tbs_store *s, const char *name, const char *hash_hex, int64_t *id, char *msg, size_t len);
+/* The id of the live (not revoked) token with this hash, or 0. */
+int tbs_token_find(tbs_store *s, const char *hash_hex, int64_t *id, char *msg, size_t len);
+int tbs_token_revoke(tbs_store *s, const char *name, int *revoked, char *msg, size_t len);
+/* One line per token ("id name created [revoked]") through fn. */
+int tbs_token_list(tbs_store *s, void (*fn)(void *ctx, const char *line), void *ctx, char *msg, size_t len);
+
+/* Store a submission of token_id under its idempotency key; *id = its id and *existed = 1 when
+ * that key of that token was stored before (the document is not stored again). */
+int tbs_submission_put(tbs_store *s, int64_t token_id, const char *key, const char *gpu_name,
+                       const char *doc, size_t n, int64_t *id, int *existed, char *msg, size_t len);
+/* The stored document of id (malloc'd, *doc NULL when there is none). */
+int tbs_submission_get(tbs_store *s, int64_t id, char **doc, char *msg, size_t len);
+/* The leaderboards as a JSON array of {"gpu", "submissions"} (malloc'd text). */
+int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len);
+#endif

@@ -1,0 +1,61 @@
+#!/bin/bash
+# server_cli.sh - tilebench-server started by its own binary on 127.0.0.1 (a free port), with
+# the real client: a token added (stored hashed), a run submitted with `tilebench submit` and
+# read back through the API, a replay answered with the same id, and bad requests each given
+# the right 4xx while the server stays up; SIGTERM stops it cleanly. No GPU needed.
+# Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+set -u
+pass=0; fail=0
+ok()  { echo "ok   $1"; pass=$((pass+1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail+1)); }
+S="$TB_BUILD/bin/tilebench-server"
+tmp=$(mktemp -d); pid=
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL server-0: fixture"; exit 1; }
+tok=$("$S" token add alice --db s.db) && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
+! grep -q "$tok" s.db && ok server-1.2 || bad server-1.2 "the token is stored in clear"
+"$S" --port 0 --db s.db --max-body 200000 > s.out 2> s.log & pid=$!
+for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
+[ -n "$port" ] && ok server-1.3 || bad server-1.3 "did not start: $(cat s.log)"
+U="http://127.0.0.1:$port"
+req() { curl -s -o body -w '%{http_code}' "$@"; }   # prints the status; the body in ./body
+
+out=$(TILEBENCH_TOKEN=$tok "$TB" submit --server "$U" --db g.db --run 1 2>&1)
+[ $? = 0 ] && grep -q "submission 1 " <<<"$out" && ok server-2.1 || bad server-2.1 "submit: $out"
+out=$(TILEBENCH_TOKEN=$tok "$TB" submit --server "$U" --db g.db --run 1 2>&1)
+grep -q "submission 1 " <<<"$out" && [ "$(req "$U/api/v1/leaderboards")" = 200 ] && grep -q '"submissions":1' body \
+    && ok server-2.2 || bad server-2.2 "a replay counted twice: $out $(cat body)"
+[ "$(req "$U/api/v1/submissions/1")" = 200 ] && "$TB_BUILD/tests/parse_submission" body | grep -q "^ok 12 results" \
+    && ok server-2.3 || bad server-2.3 "the stored document does not read back"
+TILEBENCH_TOKEN=$tok "$TB" submit --server "$U" --db g.db --run 3 >/dev/null 2>&1 && [ "$(req "$U/api/v1/submissions/2")" = 200 ] \
+    && ok server-2.4 || bad server-2.4 "a second run"
+
+# bad requests: the right 4xx, and the server stays up
+"$TB" export --db g.db --run 2 --format submission --output good.json
+check() { local id=$1 want=$2; shift 2; local got; got=$(req "$@"); [ "$got" = "$want" ] && ok "$id" || bad "$id" "HTTP $got, want $want: $(head -c 200 body)"; }
+check server-3.1 401 -X POST --data-binary @good.json "$U/api/v1/submissions"
+check server-3.2 401 -X POST -H "Authorization: Bearer wrong" --data-binary @good.json "$U/api/v1/submissions"
+check server-3.3 400 -X POST -H "Authorization: Bearer $tok" --data '{"format":"tilebench-submission"' "$U/api/v1/submissions"
+/usr/bin/python3 -c 'import json; d=json.load(open("good.json")); d["results"][0]["timing"]["median_ms"]=float("nan"); open("nan.json","w").write(json.dumps(d))'
+check server-3.4 400 -X POST -H "Authorization: Bearer $tok" --data-binary @nan.json "$U/api/v1/submissions"
+grep -q "not JSON" body || bad server-3.4b "NaN: $(cat body)"
+head -c 300000 /dev/zero | tr '\0' 'x' > big.txt
+check server-3.5 413 -X POST -H "Authorization: Bearer $tok" --data-binary @big.txt "$U/api/v1/submissions"
+check server-3.6 400 "$U/api/v1/submissions/..%2F..%2Fetc%2Fpasswd"
+check server-3.7 404 "$U/api/v1/submissions/999"
+check server-3.8 404 "$U/nowhere"
+check server-3.9 405 -X DELETE "$U/api/v1/submissions/1"
+printf '{"format":"tilebench-submission","x":"\xff\x1b[2J"}' > hostile.json
+check server-3.10 400 -X POST -H "Authorization: Bearer $tok" --data-binary @hostile.json "$U/api/v1/submissions"
+/usr/bin/python3 -c 'import json,sys; json.load(open("body"))' && ok server-3.11 || bad server-3.11 "an error body that is not JSON: $(cat -v body)"
+"$S" token revoke alice --db s.db
+check server-3.12 401 -X POST -H "Authorization: Bearer $tok" --data-binary @good.json "$U/api/v1/submissions"
+[ "$(req "$U/api/v1/leaderboards")" = 200 ] && grep -q '"submissions":2' body && ok server-3.13 || bad server-3.13 "a bad request wrote a row: $(cat body)"
+n=$(grep -c " /api/v1/\| /nowhere" s.log); [ "$n" -ge 14 ] && ok server-3.14 || bad server-3.14 "$n log lines"
+
+kill -TERM $pid; wait $pid; rc=$?; pid=
+[ $rc = 0 ] && grep -q "stopped" s.log && ok server-4.1 || bad server-4.1 "SIGTERM: exit $rc"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
