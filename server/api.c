@@ -75,6 +75,10 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     if (!token_id) return error(a, c, m, url, 401, "unknown or revoked token");
     tb_submission s;
     if (tb_submission_parse(q->body ? q->body : "", q->n, &s, msg, sizeof msg)) return error(a, c, m, url, 400, msg);
+    if (tb_submission_plausible(&s, msg, sizeof msg)) {
+        tb_submission_free(&s);
+        return error(a, c, m, url, 422, msg);
+    }
     const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
     char own[65];
     if (!key || !*key || strlen(key) > 128) { sha256_hex(q->body, q->n, own); key = own; }

@@ -42,6 +42,11 @@ check server-3.3 400 -X POST -H "Authorization: Bearer $tok" --data '{"format":"
 check server-3.4 400 -X POST -H "Authorization: Bearer $tok" --data-binary @nan.json "$U/api/v1/submissions"
 grep -q "not JSON" body || bad server-3.4b "NaN: $(cat body)"
 head -c 300000 /dev/zero | tr '\0' 'x' > big.txt
+/usr/bin/python3 -c 'import json; d=json.load(open("good.json")); d["environment"]["compute_capability"]="9.0"; d["environment"]["sm_count"]=132
+t=[r for r in d["results"] if r["timing"]][1]["timing"]; t["median_ms"]=0.001; t["median_lo_ms"]=0.0009; t["median_hi_ms"]=0.0011
+open("fast.json","w").write(json.dumps(d))'
+check server-3.4c 422 -X POST -H "Authorization: Bearer $tok" --data-binary @fast.json "$U/api/v1/submissions"
+grep -q 'results\[1\]: .* TFLOP/s (from its shape and median) is above the GPU' body || bad server-3.4d "422 reason: $(cat body)"
 check server-3.5 413 -X POST -H "Authorization: Bearer $tok" --data-binary @big.txt "$U/api/v1/submissions"
 check server-3.6 400 "$U/api/v1/submissions/..%2F..%2Fetc%2Fpasswd"
 check server-3.7 404 "$U/api/v1/submissions/999"

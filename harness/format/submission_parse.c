@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "format/submission_parse.h"
 #include "common/tb.h"
+#include "common/peak.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -257,4 +258,30 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
         return TB_EUSAGE;
     }
     return TB_OK;
+}
+
+int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen)
+{
+    int major = 0, minor = 0;
+    if (sscanf(s->compute_capability, "%d.%d", &major, &minor) != 2) major = minor = 0;
+    double fpc = tb_peak_flop_per_clk_sm(major, minor);
+    for (size_t i = 0; i < s->n; i++) {
+        const tb_sub_result *r = &s->r[i];
+        if (!r->timed) continue;
+        if (!(r->clock_mhz > 0)) {
+            snprintf(msg, msglen, "results[%zu]: a timed result without its SM clock", i);
+            return -1;
+        }
+        if (!fpc || s->sm_count <= 0) continue;
+        double tflops = 2.0 * (double)r->m * (double)r->n * (double)r->k * (double)r->batch /
+                        (r->median_ms * 1e-3) / 1e12;
+        double peak = fpc * (double)s->sm_count * r->clock_mhz * 1e6 / 1e12;
+        if (tflops > peak * 1.02) {
+            snprintf(msg, msglen, "results[%zu]: %.1f TFLOP/s (from its shape and median) is above the "
+                     "GPU's dense peak of %.1f TFLOP/s at the %.0f MHz it reports", i, tflops, peak,
+                     r->clock_mhz);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -40,4 +40,11 @@ typedef struct tb_submission {
  * empty (nothing to free). */
 int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *msg, size_t msglen);
 void tb_submission_free(tb_submission *s);
+/* What a leaderboard checks beyond the grammar: no timed result whose rate, recomputed from
+ * its shape and median (2*m*n*k*batch / median; a client's rate is never trusted), is above
+ * the GPU's dense BF16 peak at the SM clock the result itself reports (common/peak.h; 2 %
+ * allowed for the clock's own resolution), and every timed result reports that clock. 0, or
+ * -1 with msg naming the result ("results[4]: 1203.4 TFLOP/s is above ..."). A GPU generation
+ * the peak table does not know is accepted. */
+int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen);
 #endif

@@ -1,5 +1,6 @@
 /* show.c - the results table (see show.h). */
 #include "report/show.h"
+#include "common/peak.h"
 #include "report/rank.h"
 #include "report/roofline.h"
 #include "common/tb.h"
@@ -7,15 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-double tb_peak_flop_per_clk_sm(int major, int minor)
-{
-    if (major == 9 && minor == 0) return 4096;     /* H100/H200: 989 TFLOP/s @ 1830 MHz, 132 SMs */
-    if (major == 8 && minor == 0) return 2048;     /* A100: 312 TFLOP/s @ 1410 MHz, 108 SMs */
-    if (major == 8 && (minor == 9 || minor == 7)) return 1024;
-    if (major == 8 && minor == 6) return 512;
-    return 0;
-}
 
 static int ranked(const tb_result_row *r)
 {

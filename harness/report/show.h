@@ -6,11 +6,6 @@
 #include <stdio.h>
 #include "store/store.h"
 
-/* Dense tensor-core FLOP per clock per SM for BF16 inputs with FP32 accumulation, by
- * compute capability; 0 when unknown. H100 (9.0): 4096, so 132 SMs at 1830 MHz give 989
- * TFLOP/s, NVIDIA's datasheet figure. */
-double tb_peak_flop_per_clk_sm(int cc_major, int cc_minor);
-
 /* Print run_id (verbose: also reasons of every failure, describe strings, file hashes;
  * metrics: each measurement's hardware counters and kernel resources, and what its DRAM
  * counters give: arithmetic intensity, bandwidth and, under the newest calibration of the

@@ -1,0 +1,10 @@
+/* peak.h - the dense BF16 tensor-core peak of a GPU generation, in FLOP per clock per SM, the
+ * one table that `show` (% of peak at the measured clock) and the leaderboard's plausibility
+ * check (no figure above the peak at the clock a submission reports) both read. */
+#ifndef TB_PEAK_H
+#define TB_PEAK_H
+/* Dense tensor-core FLOP per clock per SM for BF16 inputs with FP32 accumulation, by compute
+ * capability; 0 when unknown. H100 (9.0): 4096, so 132 SMs at 1830 MHz give 989 TFLOP/s,
+ * NVIDIA's datasheet figure. */
+double tb_peak_flop_per_clk_sm(int cc_major, int cc_minor);
+#endif
