@@ -9,6 +9,7 @@
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,37 @@
 #include <time.h>
 
 typedef struct req { char *body; size_t n, cap; int too_big; } req;
+
+/* Per-token token buckets (the server runs a thread per connection: one lock). Bounded: a
+ * token beyond the table's size shares the last slot, which only makes it stricter. */
+#define BUCKETS 1024
+static struct { int64_t token; double tokens, at; } bucket[BUCKETS];
+static pthread_mutex_t bucket_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 1 when token_id may submit now (and takes its one), 0 when over its rate */
+static int allow(int64_t token_id, double per_min)
+{
+    if (per_min <= 0) return 1;
+    pthread_mutex_lock(&bucket_lock);
+    size_t i = 0;
+    while (i < BUCKETS - 1 && bucket[i].token && bucket[i].token != token_id) i++;
+    double t = now_s();
+    if (bucket[i].token != token_id) { bucket[i].token = token_id; bucket[i].tokens = per_min; bucket[i].at = t; }
+    bucket[i].tokens += (t - bucket[i].at) * per_min / 60.0;
+    if (bucket[i].tokens > per_min) bucket[i].tokens = per_min;
+    bucket[i].at = t;
+    int ok = bucket[i].tokens >= 1.0;
+    if (ok) bucket[i].tokens -= 1.0;
+    pthread_mutex_unlock(&bucket_lock);
+    return ok;
+}
 
 static void sha256_hex(const char *s, size_t n, char out[65])
 {
@@ -73,6 +105,7 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     int64_t token_id = 0;
     if (tbs_token_find(a->store, hash, &token_id, msg, sizeof msg)) return error(a, c, m, url, 500, msg);
     if (!token_id) return error(a, c, m, url, 401, "unknown or revoked token");
+    if (!allow(token_id, a->rate_per_min)) return error(a, c, m, url, 429, "too many submissions: slow down");
     tb_submission s;
     if (tb_submission_parse(q->body ? q->body : "", q->n, &s, msg, sizeof msg)) return error(a, c, m, url, 400, msg);
     if (tb_submission_plausible(&s, msg, sizeof msg)) {

@@ -11,6 +11,8 @@ typedef struct tbs_api {
     tbs_store *store;
     size_t max_body;      /* larger bodies get 413 */
     FILE *log;            /* one line per request, or NULL */
+    double rate_per_min;  /* submissions one token may make per minute (a token bucket of that
+                             size refilled continuously); more get 429 */
 } tbs_api;
 
 /* SHA-256 of a token, hex: what the store keeps instead of the token. */

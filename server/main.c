@@ -25,7 +25,7 @@ static void on_stop(int sig) { (void)sig; stop = 1; }
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES]\n"
+        "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES] [--rate R]\n"
         "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
         "\n"
         "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f)
         "  --address A     IPv4 address to listen on (default 127.0.0.1)\n"
         "  --port P        TCP port (default 8080; 0 picks a free one, printed on stdout)\n"
         "  --db FILE       the server's own SQLite file (default " DEFAULT_DB ")\n"
-        "  --max-body N    larger request bodies get 413 (default 16 MiB)\n");
+        "  --max-body N    larger request bodies get 413 (default 16 MiB)\n"
+        "  --rate R        submissions per token and minute before 429 (default 30; 0: no limit)\n");
 }
 
 static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
@@ -80,10 +81,12 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         { "address", required_argument, 0, 'a' }, { "port", required_argument, 0, 'p' },
         { "db", required_argument, 0, 'd' }, { "max-body", required_argument, 0, 'm' },
+        { "rate", required_argument, 0, 'r' },
         { "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
     const char *address = "127.0.0.1", *db = DEFAULT_DB;
     long port = 8080;
     long long max_body = TB_SUB_MAX_BYTES;
+    double rate = 30;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -96,6 +99,9 @@ int main(int argc, char **argv)
         case 'd': db = optarg; break;
         case 'm': max_body = strtoll(optarg, &end, 10);
                   if (!end || *end || max_body < 1 || max_body > (64ll << 20)) { fprintf(stderr, "tilebench-server: error: invalid --max-body '%s'\n", optarg); return 2; }
+                  break;
+        case 'r': rate = strtod(optarg, &end);
+                  if (!end || *end || !(rate >= 0 && rate <= 1e6)) { fprintf(stderr, "tilebench-server: error: invalid --rate '%s'\n", optarg); return 2; }
                   break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("tilebench-server %s\n", TB_VERSION); return 0;
@@ -110,7 +116,7 @@ int main(int argc, char **argv)
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) { fprintf(stderr, "tilebench-server: error: invalid --address '%s'\n", address); return 2; }
     char msg[TB_MSG_LEN];
-    tbs_api api = { NULL, (size_t)max_body, stderr };
+    tbs_api api = { NULL, (size_t)max_body, stderr, rate };
     if (tbs_store_open(db, &api.store, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
         0, NULL, NULL, tbs_api_handle, &api,

@@ -15,7 +15,7 @@ cd "$tmp"
 "$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL server-0: fixture"; exit 1; }
 tok=$("$S" token add alice --db s.db) && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
 ! grep -q "$tok" s.db && ok server-1.2 || bad server-1.2 "the token is stored in clear"
-"$S" --port 0 --db s.db --max-body 200000 > s.out 2> s.log & pid=$!
+"$S" --port 0 --db s.db --max-body 200000 --rate 10 > s.out 2> s.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] && ok server-1.3 || bad server-1.3 "did not start: $(cat s.log)"
@@ -59,6 +59,11 @@ check server-3.10 400 -X POST -H "Authorization: Bearer $tok" --data-binary @hos
 check server-3.12 401 -X POST -H "Authorization: Bearer $tok" --data-binary @good.json "$U/api/v1/submissions"
 [ "$(req "$U/api/v1/leaderboards")" = 200 ] && grep -q '"submissions":2' body && ok server-3.13 || bad server-3.13 "a bad request wrote a row: $(cat body)"
 n=$(grep -c " /api/v1/\| /nowhere" s.log); [ "$n" -ge 14 ] && ok server-3.14 || bad server-3.14 "$n log lines"
+
+# the rate: one token's burst beyond 10 submissions a minute gets 429 (counted per token)
+tok2=$("$S" token add bob --db s.db)
+codes=""; for i in $(seq 1 14); do codes="$codes $(req -X POST -H "Authorization: Bearer $tok2" --data-binary @good.json "$U/api/v1/submissions")"; done
+[ "$(tr ' ' '\n' <<<"$codes" | grep -c 429)" -ge 2 ] && grep -q 201 <<<"$codes" && ok server-3.15 || bad server-3.15 "no 429 in a burst of 14 at 10/min: $codes"
 
 kill -TERM $pid; wait $pid; rc=$?; pid=
 [ $rc = 0 ] && grep -q "stopped" s.log && ok server-4.1 || bad server-4.1 "SIGTERM: exit $rc"
