@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "api.h"
 #include "store.h"
+#include "rank.h"
 #include "format/submission_parse.h"
 #include "common/tb.h"
 #include "common/text.h"
@@ -131,6 +132,21 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
     if (!strcmp(url, "/api/v1/leaderboards")) {
         char *j = NULL;
         if (tbs_leaderboards_json(a->store, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        enum MHD_Result r = answer(a, c, "GET", url, 200, j);
+        cJSON_free(j);
+        return r;
+    }
+    const char *lb = "/api/v1/leaderboards/";
+    if (!strncmp(url, lb, strlen(lb))) {   /* /api/v1/leaderboards/{set}/{gpu model} */
+        char set[64], *slash = strchr(url + strlen(lb), '/');
+        size_t sl = slash ? (size_t)(slash - url - strlen(lb)) : 0;
+        if (!slash || !sl || sl >= sizeof set || !slash[1]) return error(a, c, "GET", url, 400, "want /api/v1/leaderboards/SET/GPU");
+        memcpy(set, url + strlen(lb), sl);
+        set[sl] = 0;
+        const tbs_set *st = a->sets ? tbs_sets_find(a->sets, set) : NULL;
+        if (!st) return error(a, c, "GET", url, 404, "no such shape set");
+        char *j = NULL;
+        if (tbs_rank_json(a->store, st, slash + 1, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
         enum MHD_Result r = answer(a, c, "GET", url, 200, j);
         cJSON_free(j);
         return r;

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <microhttpd.h>
 #include "store.h"
+#include "sets.h"
 
 typedef struct tbs_api {
     tbs_store *store;
     size_t max_body;      /* larger bodies get 413 */
     FILE *log;            /* one line per request, or NULL */
+    const tbs_sets *sets; /* the shape sets leaderboards rank on */
     double rate_per_min;  /* submissions one token may make per minute (a token bucket of that
                              size refilled continuously); more get 429 */
 } tbs_api;

@@ -29,7 +29,8 @@ static void usage(FILE *f)
         "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
         "\n"
         "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
-        "GET /api/v1/submissions/{id}, GET /api/v1/leaderboards. Listens on 127.0.0.1:8080 by\n"
+        "GET /api/v1/submissions/{id}, GET /api/v1/leaderboards, GET /api/v1/leaderboards/SET/GPU\n"
+        "(the GPU model's submissions ranked on a shape set). Listens on 127.0.0.1:8080 by\n"
         "default; one log line per request on stderr; SIGTERM or SIGINT stops it after the\n"
         "requests in flight. Tokens are stored hashed: `token add NAME` prints the new token once.\n"
         "\n"
@@ -37,7 +38,9 @@ static void usage(FILE *f)
         "  --port P        TCP port (default 8080; 0 picks a free one, printed on stdout)\n"
         "  --db FILE       the server's own SQLite file (default " DEFAULT_DB ")\n"
         "  --max-body N    larger request bodies get 413 (default 16 MiB)\n"
-        "  --rate R        submissions per token and minute before 429 (default 30; 0: no limit)\n");
+        "  --rate R        submissions per token and minute before 429 (default 30; 0: no limit)\n"
+        "  --shapes-dir D  the shape sets leaderboards rank on (NAME.txt files; default: the\n"
+        "                  installed share/tilebench/shapes)\n");
 }
 
 static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
@@ -81,12 +84,13 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         { "address", required_argument, 0, 'a' }, { "port", required_argument, 0, 'p' },
         { "db", required_argument, 0, 'd' }, { "max-body", required_argument, 0, 'm' },
-        { "rate", required_argument, 0, 'r' },
+        { "rate", required_argument, 0, 'r' }, { "shapes-dir", required_argument, 0, 's' },
         { "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
     const char *address = "127.0.0.1", *db = DEFAULT_DB;
     long port = 8080;
     long long max_body = TB_SUB_MAX_BYTES;
     double rate = 30;
+    const char *shapes_dir = NULL;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -103,6 +107,7 @@ int main(int argc, char **argv)
         case 'r': rate = strtod(optarg, &end);
                   if (!end || *end || !(rate >= 0 && rate <= 1e6)) { fprintf(stderr, "tilebench-server: error: invalid --rate '%s'\n", optarg); return 2; }
                   break;
+        case 's': shapes_dir = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("tilebench-server %s\n", TB_VERSION); return 0;
         default: fprintf(stderr, "tilebench-server: error: unknown option '%s' (see --help)\n", argv[optind - 1]); return 2;
@@ -116,7 +121,24 @@ int main(int argc, char **argv)
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) { fprintf(stderr, "tilebench-server: error: invalid --address '%s'\n", address); return 2; }
     char msg[TB_MSG_LEN];
-    tbs_api api = { NULL, (size_t)max_body, stderr, rate };
+    /* the shape sets: --shapes-dir, else the installed share/tilebench/shapes beside bin/ */
+    tbs_sets sets;
+    char exe_sets[4200] = "";
+    if (!shapes_dir) {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = 0;
+            char *sl = strrchr(exe, '/');
+            if (sl) { *sl = 0; snprintf(exe_sets, sizeof exe_sets, "%s/../share/tilebench/shapes", exe); }
+        }
+        shapes_dir = exe_sets;
+    }
+    if (tbs_sets_load(shapes_dir, &sets, msg, sizeof msg)) {
+        fprintf(stderr, "tilebench-server: warning: %s: no leaderboards by shape set\n", msg);
+        memset(&sets, 0, sizeof sets);
+    }
+    tbs_api api = { NULL, (size_t)max_body, stderr, &sets, rate };
     if (tbs_store_open(db, &api.store, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
         0, NULL, NULL, tbs_api_handle, &api,
@@ -138,6 +160,7 @@ int main(int argc, char **argv)
     while (!stop) pause();
     MHD_stop_daemon(d);   /* waits for the requests in flight */
     tbs_store_close(api.store);
+    tbs_sets_free(&sets);
     fprintf(stderr, "tilebench-server: stopped\n");
     return 0;
 }

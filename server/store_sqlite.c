@@ -172,6 +172,24 @@ int tbs_submission_get(tbs_store *s, int64_t id, char **doc, char *msg, size_t l
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : fail(s, msg, len, "read the submission");
 }
 
+int tbs_submissions_of_gpu(tbs_store *s, const char *gpu,
+                           int (*fn)(void *ctx, int64_t id, const char *who, const char *at, const char *doc),
+                           void *ctx, char *msg, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT s.id, t.name, s.created_at, s.document FROM submissions s "
+                                  "JOIN tokens t ON t.id = s.token_id WHERE s.gpu_name = ? ORDER BY s.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(s, msg, len, "read the submissions");
+    sqlite3_bind_text(st, 1, gpu, -1, SQLITE_TRANSIENT);
+    int step, stop = 0;
+    while (!stop && (step = sqlite3_step(st)) == SQLITE_ROW)
+        stop = fn(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                  (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3));
+    sqlite3_finalize(st);
+    return stop || step == SQLITE_DONE ? 0 : fail(s, msg, len, "read the submissions");
+}
+
 int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len)
 {
     *json = NULL;

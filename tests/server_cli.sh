@@ -15,7 +15,7 @@ cd "$tmp"
 "$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL server-0: fixture"; exit 1; }
 tok=$("$S" token add alice --db s.db) && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
 ! grep -q "$tok" s.db && ok server-1.2 || bad server-1.2 "the token is stored in clear"
-"$S" --port 0 --db s.db --max-body 200000 --rate 10 > s.out 2> s.log & pid=$!
+"$S" --port 0 --db s.db --max-body 200000 --rate 10 --shapes-dir "$TB_SRC/results/shapes" > s.out 2> s.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] && ok server-1.3 || bad server-1.3 "did not start: $(cat s.log)"
@@ -32,9 +32,37 @@ grep -q "submission 1 " <<<"$out" && [ "$(req "$U/api/v1/leaderboards")" = 200 ]
 TILEBENCH_TOKEN=$tok "$TB" submit --server "$U" --db g.db --run 3 >/dev/null 2>&1 && [ "$(req "$U/api/v1/submissions/2")" = 200 ] \
     && ok server-2.4 || bad server-2.4 "a second run"
 
+# the ranking: the fixture GPU's submissions on the square set, by the geometric mean of their
+# best validated rate per shape, recomputed here from the stored documents
+[ "$(req "$U/api/v1/leaderboards/square/fixture%20GPU")" = 200 ] && cp body rank.json
+for i in 1 2; do curl -s "$U/api/v1/submissions/$i" > sub$i.json; done
+/usr/bin/python3 - <<'PY' && ok server-2.5 || bad server-2.5 "ranking: $(cat rank.json)"
+import json, math
+rank = json.load(open("rank.json"))
+square = [(s, s, s, 1) for s in (512, 1024, 2048, 4096, 8192, 16384)]
+want = []
+for i in (1, 2):
+    d = json.load(open(f"sub{i}.json"))
+    best = {}
+    for r in d["results"]:
+        if r["timing"] is None: continue
+        sh = r["shape"]; key = (sh["m"], sh["n"], sh["k"], sh["batch"])
+        if key not in square: continue
+        tf = 2 * sh["m"] * sh["n"] * sh["k"] * sh["batch"] / (r["timing"]["median_ms"] * 1e-3) / 1e12
+        best[key] = max(best.get(key, 0), tf)
+    if best:
+        want.append((math.exp(sum(map(math.log, best.values())) / len(best)), i, len(best)))
+want.sort(key=lambda x: (-x[0], x[1]))
+assert [(e["submission"], e["shapes_counted"], e["shapes_in_set"]) for e in rank] == [(i, n, 6) for _, i, n in want], rank
+assert all(abs(e["geomean_tflops"] - g) < 1e-9 * g for e, (g, _, _) in zip(rank, want)), rank
+assert [e["rank"] for e in rank] == list(range(1, len(rank) + 1))
+PY
+check() { local id=$1 want=$2; shift 2; local got; got=$(req "$@"); [ "$got" = "$want" ] && ok "$id" || bad "$id" "HTTP $got, want $want: $(head -c 200 body)"; }
+check server-2.6 404 "$U/api/v1/leaderboards/nosuchset/fixture%20GPU"
+[ "$(req "$U/api/v1/leaderboards/square/Another%20GPU")" = 200 ] && [ "$(cat body)" = "[]" ] && ok server-2.7 || bad server-2.7 "$(cat body)"
+
 # bad requests: the right 4xx, and the server stays up
 "$TB" export --db g.db --run 2 --format submission --output good.json
-check() { local id=$1 want=$2; shift 2; local got; got=$(req "$@"); [ "$got" = "$want" ] && ok "$id" || bad "$id" "HTTP $got, want $want: $(head -c 200 body)"; }
 check server-3.1 401 -X POST --data-binary @good.json "$U/api/v1/submissions"
 check server-3.2 401 -X POST -H "Authorization: Bearer wrong" --data-binary @good.json "$U/api/v1/submissions"
 check server-3.3 400 -X POST -H "Authorization: Bearer $tok" --data '{"format":"tilebench-submission"' "$U/api/v1/submissions"
