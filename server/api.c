@@ -95,6 +95,19 @@ static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *m
     return r;
 }
 
+/* Does any result of s lie on a shape of one of the sets? */
+static int on_some_set(const tbs_sets *sets, const tb_submission *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < sets->n; k++)
+            for (size_t j = 0; j < sets->v[k].n; j++) {
+                const tbs_shape *sh = &sets->v[k].s[j];
+                if (s->r[i].m == sh->m && s->r[i].n == sh->n && s->r[i].k == sh->k && s->r[i].batch == sh->batch)
+                    return 1;
+            }
+    return 0;
+}
+
 static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, const char *url, req *q)
 {
     const char *m = "POST";
@@ -112,6 +125,10 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     if (tb_submission_plausible(&s, msg, sizeof msg)) {
         tb_submission_free(&s);
         return error(a, c, m, url, 422, msg);
+    }
+    if (a->sets && a->sets->n && !on_some_set(a->sets, &s)) {
+        tb_submission_free(&s);
+        return error(a, c, m, url, 422, "no result is on a shape of any leaderboard set");
     }
     const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
     char own[65];

@@ -75,6 +75,11 @@ t=[r for r in d["results"] if r["timing"]][1]["timing"]; t["median_ms"]=0.001; t
 open("fast.json","w").write(json.dumps(d))'
 check server-3.4c 422 -X POST -H "Authorization: Bearer $tok" --data-binary @fast.json "$U/api/v1/submissions"
 grep -q 'results\[1\]: .* TFLOP/s (from its shape and median) is above the GPU' body || bad server-3.4d "422 reason: $(cat body)"
+/usr/bin/python3 -c 'import json; d=json.load(open("good.json"))
+for r in d["results"]: r["shape"].update(m=3, n=5, k=7)
+open("offset.json","w").write(json.dumps(d))'
+check server-3.4e 422 -X POST -H "Authorization: Bearer $tok" --data-binary @offset.json "$U/api/v1/submissions"
+grep -q "no result is on a shape of any leaderboard set" body || bad server-3.4f "$(cat body)"
 check server-3.5 413 -X POST -H "Authorization: Bearer $tok" --data-binary @big.txt "$U/api/v1/submissions"
 check server-3.6 400 "$U/api/v1/submissions/..%2F..%2Fetc%2Fpasswd"
 check server-3.7 404 "$U/api/v1/submissions/999"
