@@ -185,11 +185,7 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         for (int k = 0; k < nr && ok; k++) {
             size_t cnt = 0;
             double *clk = NULL;
-            fail = tb_store_samples(s, order[k]->m.id, &smp[k], &clk, &cnt, msg, len);
-            if (fail == TB_OK && (int64_t)cnt != order[k]->m.n_samples)
-                fail = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its "
-                               "%d samples (see 'tilebench check')", tb_store_path(s),
-                               (long long)order[k]->m.id, cnt, order[k]->m.n_samples);
+            fail = tb_store_measurement_samples(s, &order[k]->m, &smp[k], &clk, &cnt, msg, len);
             if (fail) ok = 0;
             ns[k] = (int)cnt;
             free(clk);

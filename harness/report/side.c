@@ -90,12 +90,8 @@ int tb_side_from_run(tb_store *st, int64_t run_id, const char *ns, const char *d
         e->n_total = m->n_samples > 0 ? (size_t)m->n_samples : 0;
         if (m->status == TB_STATUS_OK && m->disposition == TB_DISP_PASSED) {
             double *clk = NULL;
-            rc = tb_store_samples(st, m->id, &e->ms, &clk, &e->n_ms, msg, len);
+            rc = tb_store_measurement_samples(st, m, &e->ms, &clk, &e->n_ms, msg, len);
             free(clk);
-            if (rc == TB_OK && e->n_ms != e->n_total)
-                rc = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its "
-                             "%zu samples (see 'tilebench check')", db_label, (long long)m->id,
-                             e->n_ms, e->n_total);
         }
     }
     free(rows);

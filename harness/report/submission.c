@@ -129,11 +129,8 @@ static cJSON *result(tb_store *s, const tb_result_row *r, int *rc, char *msg, si
     }
     double *ms = NULL, *clk = NULL, lo = NAN, hi = NAN;
     size_t n = 0;
-    *rc = tb_store_samples(s, r->m.id, &ms, &clk, &n, msg, len);
+    *rc = tb_store_measurement_samples(s, &r->m, &ms, &clk, &n, msg, len);
     free(clk);
-    if (*rc == TB_OK && (int64_t)n != r->m.n_samples)
-        *rc = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its %d samples "
-                      "(see 'tilebench check')", tb_store_path(s), (long long)r->m.id, n, r->m.n_samples);
     if (*rc == TB_OK && n && median_interval(ms, n, (uint64_t)r->m.id, &lo, &hi))
         *rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
     free(ms);

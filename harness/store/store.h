@@ -83,6 +83,13 @@ int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *
 int tb_store_samples(tb_store *s, int64_t measurement_id, double **ms, double **clock_mhz,
                      size_t *n, char *msg, size_t len);
 
+/* The samples of measurement m, as tb_store_samples, checked against the count m records:
+ * a damaged page can make SQLite return fewer rows without an error, and a reader must fail
+ * (TB_EDB "'FILE' is damaged: measurement N has X of its Y samples (see 'tilebench check')")
+ * rather than work on a quietly different measurement. */
+int tb_store_measurement_samples(tb_store *s, const tb_measurement *m, double **ms,
+                                 double **clock_mhz, size_t *n, char *msg, size_t len);
+
 /* Hardware counters of one measurement (table metrics, schema version 2). */
 typedef struct tb_metric {
     char   name[128];

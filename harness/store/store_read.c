@@ -398,3 +398,18 @@ int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibratio
     tbs_done(st);
     return rc;
 }
+
+int tb_store_measurement_samples(tb_store *s, const tb_measurement *m, double **ms,
+                                 double **clock_mhz, size_t *n, char *msg, size_t len)
+{
+    int rc = tb_store_samples(s, m->id, ms, clock_mhz, n, msg, len);
+    if (rc == TB_OK && m->n_samples > 0 && (int64_t)*n != m->n_samples) {
+        rc = tb_fail(msg, len, TB_EDB, "'%s' is damaged: measurement %lld has %zu of its %d samples "
+                     "(see 'tilebench check')", s->path, (long long)m->id, *n, m->n_samples);
+        free(*ms);
+        free(*clock_mhz);
+        *ms = *clock_mhz = NULL;
+        *n = 0;
+    }
+    return rc;
+}
