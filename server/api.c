@@ -7,11 +7,11 @@
 #include "store.h"
 #include "rank.h"
 #include "format/submission_parse.h"
+#include "common/sha256.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
 #include <pthread.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,17 +50,9 @@ static int allow(int64_t token_id, double per_min)
     return ok;
 }
 
-static void sha256_hex(const char *s, size_t n, char out[65])
-{
-    unsigned char md[32];
-    unsigned int mdn = 0;
-    EVP_Digest(s, n, md, &mdn, EVP_sha256(), NULL);
-    for (unsigned int i = 0; i < mdn && i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 void tbs_token_hash(const char *token, char out[65])
 {
-    sha256_hex(token, strlen(token), out);
+    tb_sha256_hex(token, strlen(token), NULL, 0, out);
 }
 
 static enum MHD_Result answer(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
@@ -132,7 +124,7 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     }
     const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
     char own[65];
-    if (!key || !*key || strlen(key) > 128) { sha256_hex(q->body, q->n, own); key = own; }
+    if (!key || !*key || strlen(key) > 128) { tb_sha256_hex(q->body, q->n, NULL, 0, own); key = own; }
     int64_t id = 0;
     int existed = 0;
     int rc = tbs_submission_put(a->store, token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);

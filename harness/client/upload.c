@@ -2,11 +2,11 @@
  * HTTP and the TLS; this file decides what is retried and what a refusal says. */
 #define _GNU_SOURCE
 #include "client/upload.h"
+#include "common/sha256.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +66,7 @@ int tb_upload(const tb_upload_opts *o, const char *doc, size_t n, tb_upload_resu
     if (strncmp(o->server, "https://", 8) && !plain_http_allowed(o->server))
         return tb_fail(msg, len, TB_EUSAGE, "server '%s' is not https:// (plain http only on "
                        "127.0.0.1 or localhost)", o->server);
-    unsigned char md[32];
-    unsigned int mdn = 0;
-    EVP_Digest(doc, n, md, &mdn, EVP_sha256(), NULL);
-    for (unsigned int i = 0; i < mdn && i < 32; i++) snprintf(r->key + 2 * i, 3, "%02x", md[i]);
+    if (tb_sha256_hex(doc, n, NULL, 0, r->key)) return tb_fail(msg, len, TB_ENOMEM, "cannot hash the document");
     char *url = NULL, *auth = NULL, *idem = NULL;
     size_t sl = strlen(o->server);
     if (asprintf(&url, "%.*s/api/v1/submissions", (int)(sl && o->server[sl - 1] == '/' ? sl - 1 : sl),

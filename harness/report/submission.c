@@ -5,27 +5,14 @@
 #define _GNU_SOURCE
 #include "report/submission.h"
 #include "report/rank.h"
+#include "common/sha256.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int sha256_hex(const char *a, const char *b, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) && EVP_DigestUpdate(c, a, strlen(a)) &&
-             EVP_DigestUpdate(c, b, strlen(b)) && EVP_DigestFinal_ex(c, md, &n);
-    EVP_MD_CTX_free(c);
-    if (!ok) return -1;
-    for (unsigned int i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-    return 0;
-}
 
 static void add_num(cJSON *o, const char *k, double v)
 {
@@ -70,7 +57,8 @@ static int median_interval(double *ms, size_t n, uint64_t seed, double *lo, doub
 static cJSON *environment(const tb_environment *e, char *msg, size_t len)
 {
     char h[65] = "";
-    if (e->gpu_uuid[0] && sha256_hex(TB_SUBMISSION_UUID_SALT, e->gpu_uuid, h)) {
+    if (e->gpu_uuid[0] && tb_sha256_hex(TB_SUBMISSION_UUID_SALT, strlen(TB_SUBMISSION_UUID_SALT),
+                                        e->gpu_uuid, strlen(e->gpu_uuid), h)) {
         tb_fail(msg, len, TB_ENOMEM, "cannot hash the GPU's UUID");
         return NULL;
     }
