@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+int tb_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -16,7 +16,7 @@ double tb_stats_median(const double *x, int n)
     double *c = malloc(sizeof *c * (size_t)n);
     if (!c) return NAN;
     memcpy(c, x, sizeof *c * (size_t)n);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    qsort(c, (size_t)n, sizeof *c, tb_cmp_double);
     double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
     free(c);
     return m;

@@ -14,4 +14,6 @@ int tb_stats_summarise(const double *x, int n, tb_stats *out);
 
 /* The median of x[0..n) (a copy is sorted); NaN for n == 0. */
 double tb_stats_median(const double *x, int n);
+/* qsort comparator of doubles, ascending (NaN-free input). */
+int tb_cmp_double(const void *a, const void *b);
 #endif

@@ -10,6 +10,7 @@
  * for the best's second, independent resample.
  */
 #include "report/rank.h"
+#include "common/stats.h"
 #include "common/tb.h"
 #include <math.h>
 #include <stdlib.h>
@@ -39,12 +40,6 @@ static uint64_t rng_next(rng *r)
 static uint32_t rng_below(rng *r, uint32_t n)
 {
     return (uint32_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double median_sorted(const double *x, int n)
@@ -124,7 +119,7 @@ int tb_rank_bootstrap(const double *const *samples, const int *n, int nv, double
     for (size_t i = 0, o = 0; i < (size_t)nv; o += (size_t)n[i], i++) {
         off[i] = o;
         memcpy(sorted + o, samples[i], sizeof *sorted * (size_t)n[i]);
-        qsort(sorted + o, (size_t)n[i], sizeof *sorted, cmp_double);
+        qsort(sorted + o, (size_t)n[i], sizeof *sorted, tb_cmp_double);
         ratio[i] = median_sorted(sorted + o, n[i]);
         if (ratio[i] < ratio[best]) best = (int)i;
     }
@@ -145,7 +140,7 @@ int tb_rank_bootstrap(const double *const *samples, const int *n, int nv, double
     for (int i = 0; i < nv; i++) {
         const double *bi = i == best ? boot + (size_t)nv * iters : boot + (size_t)i * iters;
         for (int b = 0; b < iters; b++) tmp[b] = bi[b] / bb[b];
-        qsort(tmp, (size_t)iters, sizeof *tmp, cmp_double);
+        qsort(tmp, (size_t)iters, sizeof *tmp, tb_cmp_double);
         lo[i] = quantile(tmp, iters, a);
         hi[i] = quantile(tmp, iters, 1 - a);
         tied[i] = i == best || lo[i] <= 1.0;

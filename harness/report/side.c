@@ -2,6 +2,7 @@
  * itself (see side.h). */
 #define _GNU_SOURCE
 #include "report/side.h"
+#include "common/stats.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
@@ -99,12 +100,6 @@ int tb_side_from_run(tb_store *st, int64_t run_id, const char *ns, const char *d
     return rc;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Six significant digits: the samples' own resolution is coarser (events: 0.5 us). */
 static double round6(double v)
 {
@@ -171,7 +166,7 @@ int tb_side_write_baseline(const tb_side *s, FILE *f, char *msg, size_t len)
             memcpy(c, e->ms, e->n_ms * sizeof *c);
             size_t keep = e->n_ms;
             if (keep > TB_BASELINE_MAX_SAMPLES) {
-                qsort(c, e->n_ms, sizeof *c, cmp_d);
+                qsort(c, e->n_ms, sizeof *c, tb_cmp_double);
                 keep = TB_BASELINE_MAX_SAMPLES;
             }
             for (size_t j = 0; j < keep; j++) {

@@ -6,6 +6,7 @@
 #include "report/submission.h"
 #include "report/rank.h"
 #include "common/sha256.h"
+#include "common/stats.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
@@ -29,24 +30,18 @@ static double extra_num(const char *extra, const char *key)
     return d;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The 95 % percentile-bootstrap interval of the median of ms[0..n) (sorted here), 1000
  * resamples from a stream keyed by seed: deterministic for one measurement. */
 static int median_interval(double *ms, size_t n, uint64_t seed, double *lo, double *hi)
 {
     enum { ITERS = 1000 };
-    qsort(ms, n, sizeof *ms, cmp_d);
+    qsort(ms, n, sizeof *ms, tb_cmp_double);
     int *cnt = calloc(n, sizeof *cnt);
     double *r = malloc(ITERS * sizeof *r);
     if (!cnt || !r) { free(cnt); free(r); return -1; }
     tb_rng g = tb_rng_stream(seed, 0x5b);
     for (int i = 0; i < ITERS; i++) r[i] = tb_rank_resample_median(ms, (int)n, cnt, &g);
-    qsort(r, ITERS, sizeof *r, cmp_d);
+    qsort(r, ITERS, sizeof *r, tb_cmp_double);
     *lo = r[(int)floor(0.025 * (ITERS - 1))];
     *hi = r[(int)ceil(0.975 * (ITERS - 1))];
     free(cnt);

@@ -2,6 +2,7 @@
  * (see verdict.h). */
 #include "report/verdict.h"
 #include "report/rank.h"
+#include "common/stats.h"
 #include "common/tb.h"
 #include <math.h>
 #include <stdlib.h>
@@ -48,12 +49,6 @@ tb_change tb_verdict_classify(tb_side_state base, tb_side_state head, double lo,
     return TB_CHANGE_UNCHANGED;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int check_set(const double *x, size_t n, const char *what, char *msg, size_t len)
 {
     if (!x || n == 0) return tb_fail(msg, len, TB_EUSAGE, "no %s samples", what);
@@ -98,7 +93,7 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
         sv[s] = sorted + off;
         off += n[s];
         memcpy(sv[s], set[s], n[s] * sizeof *sorted);
-        qsort(sv[s], n[s], sizeof *sorted, cmp_d);
+        qsort(sv[s], n[s], sizeof *sorted, tb_cmp_double);
         med[s] = n[s] % 2 ? sv[s][n[s] / 2] : 0.5 * (sv[s][n[s] / 2 - 1] + sv[s][n[s] / 2]);
     }
     *ratio = (med[1] / med[3]) / (med[0] / med[2]);
@@ -109,7 +104,7 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
         for (int s = 0; s < ns; s++) m[s] = tb_rank_resample_median(sv[s], (int)n[s], cnt, &rs[s]);
         r[it] = (m[1] / m[3]) / (m[0] / m[2]);
     }
-    qsort(r, (size_t)iters, sizeof *r, cmp_d);
+    qsort(r, (size_t)iters, sizeof *r, tb_cmp_double);
     double a = (1 - conf) / 2;
     *lo = r[(size_t)floor(a * (iters - 1))];
     *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
