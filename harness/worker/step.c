@@ -31,7 +31,10 @@ int tbw_context_ok(void)
 
 void tbw_send_begin(const vstate *vs, const char *phase)
 {
-    tbw_log_mark();   /* what is printed from here on is this variant's */
+    /* what is printed from here on is this variant's: marked when the variant changes (in
+     * interleaved rounds, at every sample; a lone variant's steps need one mark) */
+    static const vstate *marked;
+    if (vs != marked) { tbw_log_mark(); marked = vs; }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "begin");
     cJSON_AddStringToObject(o, "variant", vs->jv->name);
