@@ -80,6 +80,18 @@ static void clear(tb_out *o)
     memset(o, 0, sizeof *o);
 }
 
+/* o->f written in place through descriptor fd (from dup or open, -1 with errno on failure) */
+static int stream_on(tb_out *o, int fd, const char *path, char *msg, size_t len)
+{
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        clear(o);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return TB_OK;
+}
+
 int tb_out_open(tb_out *o, const char *path, const char *guard, char *msg, size_t len)
 {
     memset(o, 0, sizeof *o);
@@ -108,27 +120,10 @@ int tb_out_open(tb_out *o, const char *path, const char *guard, char *msg, size_
     /* a descriptor this process already holds (/dev/stdout, /dev/fd/N, /proc/self/fd/N): written
      * through a duplicate, so its offset and its append flag are the shell's */
     int held = fd_of_path(path);
-    if (held >= 0) {
-        int fd = dup(held);
-        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-            int e = errno;
-            if (fd >= 0) close(fd);
-            clear(o);
-            return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
-        }
-        return TB_OK;
-    }
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* a device, FIFO or socket: written in place, never replaced */
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-            int e = errno;
-            if (fd >= 0) close(fd);
-            clear(o);
-            return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(e));
-        }
-        return TB_OK;
-    }
+    if (held >= 0) return stream_on(o, dup(held), path, msg, len);
+    /* a device, FIFO or socket: written in place, never replaced */
+    if (exists && !S_ISREG(st.st_mode))
+        return stream_on(o, open(path, O_WRONLY | O_CLOEXEC), path, msg, len);
     /* a regular file or a new path: a temporary file beside the target, renamed over it */
     o->target = exists ? realpath(path, NULL) : strdup(path);
     if (!o->target) {
