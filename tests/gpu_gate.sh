@@ -67,4 +67,24 @@ $PY -c 'import json; d=json.load(open("base.json")); d["environment"]["gpu_name"
 cat o2.out
 { [ $rc = 0 ] || [ $rc = 1 ]; } && grep -qE '^cublaslt .* control' o2.out && ok gate-gpu-2.4 \
     || bad gate-gpu-2.4 "--allow-env-mismatch with the default control: exit $rc: $(tail -3 o2.out)"
+
+# the pair of the vendor's kind (tests/zoo/zoo_gated_lt.cu) at 4096^3, where its tail is the
+# stated fraction: same-run, 3 % slower named; then against a stored baseline with the
+# default control, cublaslt, which drifts alike with it: the same code passes, the slower fails
+big=4096x4096x4096
+"$TB" gate --base "$G/zoo_gated_lt.so" --head "$G/zoo_gated_lt_slow3.so" --shapes $big --no-progress \
+    --quiet --db g.db --json lt.json > lt.out 2>&1; rc=$?
+cat lt.out
+[ $rc = 1 ] && grep -qE '^zoo_gated_lt .*FAIL slower' lt.out && ok gate-gpu-3.1 || bad gate-gpu-3.1 "zoo_gated_lt 3 % slower, same run: exit $rc"
+mkdir -p lthead && cp "$G/zoo_gated_lt.so" lthead/
+mkdir -p ltslow && cp "$G/zoo_gated_lt_slow3.so" ltslow/
+"$TB" sweep --variants "$G/zoo_gated_lt.so" --variants "$TB_VARIANTS/cublaslt.so" --shapes $big --no-energy \
+    --max-time 0.5 --no-progress --quiet --db ltbase.db > /dev/null 2>&1
+"$TB" baseline save --db ltbase.db --output ltbase.json 2>/dev/null || bad gate-gpu-3.0 "baseline save"
+"$TB" gate --baseline ltbase.json --head lthead --shapes $big --no-progress --quiet --db g.db > lb1.out 2>&1; rc=$?
+cat lb1.out
+[ $rc = 0 ] && grep -qE '^cublaslt .* control' lb1.out && ok gate-gpu-3.2 || bad gate-gpu-3.2 "baseline (cublaslt control), same code: exit $rc"
+"$TB" gate --baseline ltbase.json --head ltslow --shapes $big --no-progress --quiet --db g.db > lb2.out 2>&1; rc=$?
+cat lb2.out
+[ $rc = 1 ] && grep -qE '^zoo_gated_lt .*FAIL slower' lb2.out && ok gate-gpu-3.3 || bad gate-gpu-3.3 "baseline (cublaslt control), 3 % slower: exit $rc"
 finish

@@ -227,8 +227,17 @@ static int measure(const gate_cli *g, int argc, char **argv, const tb_paths *pat
     return 0;
 }
 
-/* --confirm: the suspects (rows called slower) measured again, alone, in a second pass; its
- * verdict replaces the first pass's for them. */
+/* A suspect, for --confirm: a row called slower, or one left unchanged only because its
+ * interval straddles the threshold while its ratio lies beyond it (a first pass among many
+ * variants can be too wide to resolve a real slowdown: docs/perf.md, seventh session). */
+static int suspect(const tb_comparison *cmp, const tb_compare_row *x)
+{
+    return x->change == TB_CHANGE_SLOWER ||
+           (x->change == TB_CHANGE_UNCHANGED && x->ratio > 1.0 + cmp->o.threshold);
+}
+
+/* --confirm: the suspects measured again, alone, in a second pass; its verdict replaces the
+ * first pass's for them. */
 static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *paths, tb_store *st,
                    const tb_catalog *cat, const tb_shape_list *shapes, const tb_environment *env,
                    tb_comparison *cmp, double *secs, int64_t *run2)
@@ -246,7 +255,7 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
         /* the control, wherever it came from (head: or control:), is measured again too */
         int want = !strcmp(cat->v[i].ns, "control") || (g->co.control[0] && !strcmp(bare, g->co.control));
         for (size_t r = 0; r < cmp->n && !want; r++)
-            want = cmp->r[r].change == TB_CHANGE_SLOWER && !strcmp(cmp->r[r].variant, bare);
+            want = suspect(cmp, &cmp->r[r]) && !strcmp(cmp->r[r].variant, bare);
         if (want) sub.v[sub.n++] = cat->v[i];
     }
     for (size_t s = 0; s < shapes->n; s++) {
@@ -256,7 +265,7 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
         tb_side_shape_key(&p, key, sizeof key);
         int want = 0;
         for (size_t r = 0; r < cmp->n && !want; r++)
-            want = cmp->r[r].change == TB_CHANGE_SLOWER && !strcmp(cmp->r[r].shape, key);
+            want = suspect(cmp, &cmp->r[r]) && !strcmp(cmp->r[r].shape, key);
         if (want) sh.v[sh.n++] = shapes->v[s];
     }
     int rc = measure(g, argc, argv, paths, st, &sub, &sh, env, "confirm", run2, secs);
@@ -273,24 +282,27 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
     if (rc) return tb_cli_error("%s", msg);
     for (size_t r = 0; r < cmp->n; r++) {
         tb_compare_row *x = &cmp->r[r];
-        if (x->change != TB_CHANGE_SLOWER) continue;
+        if (!suspect(cmp, x)) continue;
+        const int was_slower = x->change == TB_CHANGE_SLOWER;
         const tb_compare_row *y = NULL;
         for (size_t k = 0; k < c2.n && !y; k++)
             if (!strcmp(c2.r[k].variant, x->variant) && !strcmp(c2.r[k].shape, x->shape)) y = &c2.r[k];
         char first[96];
         snprintf(first, sizeof first, "first pass %.4f [%.4f, %.4f]", x->ratio, x->lo, x->hi);
         cmp->count[x->change]--;
-        cmp->failures--;
+        if (tb_change_fails(x->change)) cmp->failures--;
         if (y && y->change == TB_CHANGE_SLOWER) {
-            snprintf(x->note, sizeof x->note, "confirmed in run %lld (%s)", (long long)*run2, first);
-            x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi;
+            snprintf(x->note, sizeof x->note, "%s in run %lld (%s)", was_slower ? "confirmed" :
+                     "undecided in the first pass, slower", (long long)*run2, first);
+            x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi; x->change = y->change;
         } else if (!y || y->change == TB_CHANGE_NOT_TIMED || y->change == TB_CHANGE_REMOVED ||
                    y->change == TB_CHANGE_NEW) {
             /* a second pass that could not judge it never clears a regression */
             snprintf(x->note, sizeof x->note, "the confirming run %lld could not judge it (%s): the "
                      "first pass stands", (long long)*run2, y ? tb_change_name(y->change) : "not measured");
         } else {
-            snprintf(x->note, sizeof x->note, "not confirmed in run %lld: %s there (%s)",
+            snprintf(x->note, sizeof x->note, "%s in run %lld: %s there (%s)",
+                     was_slower ? "not confirmed" : "undecided in the first pass, measured again",
                      (long long)*run2, y ? tb_change_name(y->change) : "not measured", first);
             x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi; x->change = y->change;
         }
@@ -391,7 +403,9 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
         tb_side_free(&base);
         tb_side_free(&head);
     }
-    if (!rc && g.confirm && cmp.count[TB_CHANGE_SLOWER])
+    int suspects = 0;
+    for (size_t r = 0; r < cmp.n; r++) suspects += suspect(&cmp, &cmp.r[r]);
+    if (!rc && g.confirm && suspects)
         rc = confirm(&g, argc, argv, paths, st, &cat, &shapes, &env, &cmp, &secs2, &run2);
     tb_store_close(st);
     size_t nv = cat.n, ns = shapes.n;
