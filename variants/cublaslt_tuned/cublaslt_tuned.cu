@@ -18,6 +18,7 @@
  */
 #include "../common/cublaslt_map.cuh"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,7 @@ struct tuned_state {
     int rank;                               /* its place in the heuristic's list */
     int found, tried, lossy;                /* lossy: split-k candidates skipped */
     int rounds;                             /* interleaved timing rounds run */
+    float warm_ms;                          /* GPU time spent warming the card */
     float best_ms, first_ms;                /* the kept one's and heuristic #0's median */
     char note[96];                          /* why timing was skipped, if it was */
 };
@@ -129,8 +131,12 @@ bool lossy_split_k(const cublasLtMatmulAlgo_t *al)
  * after the other on one shape (a gate's base and head) must keep the same algorithm. Timing
  * each candidate once, in rank order, did not: the copy set up first timed its early ranks
  * while the card was still raising its clock, and the two copies kept different algorithms
- * (docs/perf.md, seventh session). So: (1) the card is warmed with WARM_MS of the first
- * candidate; (2) each candidate runs once, and one over 3x the fastest is dropped; (3) the
+ * (docs/perf.md, seventh session). Nor did interleaving alone: the copy set up first, on a
+ * cooler card at a higher clock, ranked the candidates differently from the copy set up
+ * after it, on a card at its power limit (the fastest algorithm depends on the card's power
+ * state; docs/perf.md, eighth session). So: (1) the card is warmed with the first candidate
+ * in chunks of WARM_MS until two chunks in a row take the same time within WARM_STEADY (the
+ * pace the timing that follows will see; at most WARM_CHUNKS chunks); (2) each candidate runs once, and one over 3x the fastest is dropped; (3) the
  * rest are timed in ROUNDS interleaved rounds, each round in a rotated order, a sample being
  * a batch of launches at least SAMPLE_MS long; each candidate's time is its median; (4) the
  * kept one is the lowest-ranked candidate within KEEP_TOL of the fastest median, so that two
@@ -138,7 +144,9 @@ bool lossy_split_k(const cublasLtMatmulAlgo_t *al)
 int time_candidates(tuned_state *s, const tb_gemm *g, const cublasLtMatmulHeuristicResult_t *heur,
                     int found, const tb_buffers *io, void *ws, cudaStream_t st)
 {
-    constexpr double WARM_MS = 30.0, SAMPLE_MS = 0.05, KEEP_TOL = 0.01;
+    constexpr double WARM_MS = 25.0, SAMPLE_MS = 0.05, KEEP_TOL = 0.01;
+    constexpr float WARM_STEADY = 0.005f;   /* two warm chunks this close: the pace is steady */
+    constexpr int WARM_CHUNKS = 24;         /* at most 24 x WARM_MS of warming */
     constexpr int ROUNDS = REPS + 2, MIN_ROUNDS = 3, MAX_BATCH = 64;
     cudaEvent_t ev[2 * TOP];
     int nev = 0;
@@ -174,14 +182,22 @@ int time_candidates(tuned_state *s, const tb_gemm *g, const cublasLtMatmulHeuris
         if (cudaEventSynchronize(ev[1]) != cudaSuccess) { cudaGetLastError(); continue; }
         float ms = 0.f;
         cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        if (nc == 0) {   /* (1) warm the card with this one, then time it again */
-            const int n = (int)(WARM_MS / (ms > 1e-3f ? ms : 1e-3f)) + 1;
-            for (int r = 0; r < n && r < 20000; r++) run(i);
-            cudaEventRecord(ev[0], st);
-            run(i);
-            cudaEventRecord(ev[1], st);
-            if (cudaEventSynchronize(ev[1]) != cudaSuccess) { cudaGetLastError(); continue; }
-            cudaEventElapsedTime(&ms, ev[0], ev[1]);
+        if (nc == 0) {   /* (1) warm the card with this one until it keeps its pace */
+            int n = (int)(WARM_MS / (ms > 1e-3f ? ms : 1e-3f)) + 1;
+            if (n > 20000) n = 20000;
+            float prev = 0.f, chunk = 0.f;
+            for (int c = 0; c < WARM_CHUNKS; c++) {
+                cudaEventRecord(ev[0], st);
+                for (int r = 0; r < n; r++) run(i);
+                cudaEventRecord(ev[1], st);
+                if (cudaEventSynchronize(ev[1]) != cudaSuccess) break;
+                cudaEventElapsedTime(&chunk, ev[0], ev[1]);
+                s->warm_ms += chunk;
+                if (c > 0 && fabsf(chunk - prev) <= WARM_STEADY * prev) break;
+                prev = chunk;
+            }
+            cudaGetLastError();
+            ms = chunk / (float)n;
         }
         s->tried++;
         cand[nc] = i;
@@ -342,8 +358,9 @@ int tuned_describe(void *state, char *buf, size_t len)
     if (s->note[0])
         snprintf(buf, len, "rank=0 tried=0/%d (%s) %s", s->found, s->note, algo);
     else
-        snprintf(buf, len, "rank=%d tried=%d/%d lossy_skipped=%d rounds=%d best_ms=%.4f first_ms=%.4f %s",
-                 s->rank, s->tried, s->found, s->lossy, s->rounds, (double)s->best_ms, (double)s->first_ms,
+        snprintf(buf, len, "rank=%d tried=%d/%d lossy_skipped=%d rounds=%d warm_ms=%.0f best_ms=%.4f first_ms=%.4f %s",
+                 s->rank, s->tried, s->found, s->lossy, s->rounds, (double)s->warm_ms, (double)s->best_ms,
+                 (double)s->first_ms,
                  algo);
     return 0;
 }
