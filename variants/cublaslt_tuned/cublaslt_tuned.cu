@@ -134,9 +134,12 @@ bool lossy_split_k(const cublasLtMatmulAlgo_t *al)
  * (docs/perf.md, seventh session). Nor did interleaving alone: the copy set up first, on a
  * cooler card at a higher clock, ranked the candidates differently from the copy set up
  * after it, on a card at its power limit (the fastest algorithm depends on the card's power
- * state; docs/perf.md, eighth session). So: (1) the card is warmed with the first candidate
- * in chunks of WARM_MS until two chunks in a row take the same time within WARM_STEADY (the
- * pace the timing that follows will see; at most WARM_CHUNKS chunks); (2) each candidate runs once, and one over 3x the fastest is dropped; (3) the
+ * state; docs/perf.md, eighth session: warming until two 25 ms chunks agreed was not enough,
+ * the copy set up first still timed 5-10 % faster and kept another algorithm in 5 of 10
+ * gates at 8192^3). So: (1) the card is warmed with the first candidate for at least
+ * WARM_MIN_MS, and then until a 25 ms chunk takes the time of the chunk 100 ms before it
+ * within WARM_STEADY (the card at the power limit the timing that follows runs at; at most
+ * 1 s); (2) each candidate runs once, and one over 3x the fastest is dropped; (3) the
  * rest are timed in ROUNDS interleaved rounds, each round in a rotated order, a sample being
  * a batch of launches at least SAMPLE_MS long; each candidate's time is its median; (4) the
  * kept one is the lowest-ranked candidate within KEEP_TOL of the fastest median, so that two
@@ -145,8 +148,10 @@ int time_candidates(tuned_state *s, const tb_gemm *g, const cublasLtMatmulHeuris
                     int found, const tb_buffers *io, void *ws, cudaStream_t st)
 {
     constexpr double WARM_MS = 25.0, SAMPLE_MS = 0.05, KEEP_TOL = 0.01;
-    constexpr float WARM_STEADY = 0.005f;   /* two warm chunks this close: the pace is steady */
-    constexpr int WARM_CHUNKS = 24;         /* at most 24 x WARM_MS of warming */
+    constexpr float WARM_MIN_MS = 300.f;    /* warm at least this long, */
+    constexpr float WARM_STEADY = 0.005f;   /* then until a chunk takes the time, within this, */
+    constexpr int WARM_LAG = 4;             /* of the chunk this many before it (100 ms back) */
+    constexpr int WARM_CHUNKS = 40;         /* at most 40 x WARM_MS of warming */
     constexpr int ROUNDS = REPS + 2, MIN_ROUNDS = 3, MAX_BATCH = 64;
     cudaEvent_t ev[2 * TOP];
     int nev = 0;
@@ -185,16 +190,18 @@ int time_candidates(tuned_state *s, const tb_gemm *g, const cublasLtMatmulHeuris
         if (nc == 0) {   /* (1) warm the card with this one until it keeps its pace */
             int n = (int)(WARM_MS / (ms > 1e-3f ? ms : 1e-3f)) + 1;
             if (n > 20000) n = 20000;
-            float prev = 0.f, chunk = 0.f;
+            float hist[WARM_CHUNKS], chunk = 0.f;
             for (int c = 0; c < WARM_CHUNKS; c++) {
                 cudaEventRecord(ev[0], st);
                 for (int r = 0; r < n; r++) run(i);
                 cudaEventRecord(ev[1], st);
                 if (cudaEventSynchronize(ev[1]) != cudaSuccess) break;
                 cudaEventElapsedTime(&chunk, ev[0], ev[1]);
+                hist[c] = chunk;
                 s->warm_ms += chunk;
-                if (c > 0 && fabsf(chunk - prev) <= WARM_STEADY * prev) break;
-                prev = chunk;
+                if (s->warm_ms >= WARM_MIN_MS && c >= WARM_LAG &&
+                    fabsf(chunk - hist[c - WARM_LAG]) <= WARM_STEADY * hist[c - WARM_LAG])
+                    break;
             }
             cudaGetLastError();
             ms = chunk / (float)n;
