@@ -4,8 +4,9 @@
  * the namespaces base: and head:, so every shape's samples of base:X and head:X interleave in
  * one worker (A B A B ...), and the GPU's drift between two runs never enters the verdict.
  * Stored baseline (--baseline FILE): the head and a control (cublaslt) are measured now and
- * each variant's time to the control compared with the file's. --confirm measures the suspects
- * again in a second interleaved pass, whose verdict decides. Reports: compare_out.h. */
+ * each variant's time to the control compared with the file's. The suspects are measured again
+ * in a second interleaved pass, whose verdict decides (on by default; --no-confirm: the first
+ * pass decides). Reports: compare_out.h. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -50,6 +51,9 @@ static void help(void)
 "  --exclude GLOB     drop variants whose name matches (repeatable)\n"
 "  --threshold PCT    fail only beyond this many percent (default 2)\n"
 "  --confirm          measure the suspects again in a second interleaved pass before deciding\n"
+"                     (the default: a first pass among many variants cried wolf in 3 of 10\n"
+"                     same-code gates on an H100, docs/perf.md)\n"
+"  --no-confirm       let the first pass decide (cheaper; more false alarms)\n"
 "  --max-time S       timing budget per variant and shape (default 0.5)\n"
 "  --energy           also measure joules per launch (off by default in a gate)\n"
 "  --device N|UUID    CUDA device (default 0)\n"
@@ -89,7 +93,7 @@ static int push(char **v, size_t *n, const char *s, const char *flag)
 static int parse(int argc, char **argv, gate_cli *g)
 {
     enum { O_BASE = 256, O_HEAD, O_BASELINE, O_CTL, O_ALLOW, O_SHAPES, O_FILTER, O_EXCLUDE,
-           O_THR, O_CONFIRM, O_MAXTIME, O_ENERGY, O_DEVICE, O_DB, O_FMT, O_MD, O_JUNIT, O_JSON,
+           O_THR, O_CONFIRM, O_NOCONFIRM, O_MAXTIME, O_ENERGY, O_DEVICE, O_DB, O_FMT, O_MD, O_JUNIT, O_JSON,
            O_NOPROG, O_QUIET };
     static const struct option opts[] = {
         { "base", required_argument, 0, O_BASE }, { "head", required_argument, 0, O_HEAD },
@@ -97,6 +101,7 @@ static int parse(int argc, char **argv, gate_cli *g)
         { "allow-env-mismatch", no_argument, 0, O_ALLOW }, { "shapes", required_argument, 0, O_SHAPES },
         { "filter", required_argument, 0, O_FILTER }, { "exclude", required_argument, 0, O_EXCLUDE },
         { "threshold", required_argument, 0, O_THR }, { "confirm", no_argument, 0, O_CONFIRM },
+        { "no-confirm", no_argument, 0, O_NOCONFIRM },
         { "max-time", required_argument, 0, O_MAXTIME }, { "energy", no_argument, 0, O_ENERGY },
         { "device", required_argument, 0, O_DEVICE }, { "db", required_argument, 0, O_DB },
         { "format", required_argument, 0, O_FMT }, { "markdown", required_argument, 0, O_MD },
@@ -124,6 +129,7 @@ static int parse(int argc, char **argv, gate_cli *g)
         case O_EXCLUDE: rc = push(g->exc, &g->nexc, optarg, "--exclude"); break;
         case O_THR: if (tb_cli_threshold(optarg, &g->co.threshold)) return 2; break;
         case O_CONFIRM: g->confirm = 1; break;
+        case O_NOCONFIRM: g->confirm = 0; break;
         case O_MAXTIME: if (tb_cli_double("--max-time", optarg, 0.01, 60, &g->o.max_time_s)) return 2; break;
         case O_ENERGY: g->o.no_energy = 0; break;
         case O_DEVICE:
@@ -318,6 +324,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     gate_cli g;
     memset(&g, 0, sizeof g);
     g.progress = 1;
+    g.confirm = 1;
     g.db = GATE_DEFAULT_DB;
     tb_compare_opts_default(&g.co);
     tb_sweep_opts_default(&g.o);
