@@ -1,11 +1,14 @@
 /* api.c - the JSON API of tilebench-server (see api.h) on libmicrohttpd: POST
  * /api/v1/submissions (bearer token, idempotency key, body limit, the shared strict parser),
  * GET /api/v1/submissions/{id}, GET /api/v1/leaderboards. Every answer is JSON; every error a
- * 4xx naming what is wrong; one log line per request. Storage only through store.h. */
+ * 4xx naming what is wrong; one log line per request. Storage only through store.h. The HTML
+ * pages (/, /leaderboards/..., /submissions/...) are rendered by pages.c and sent here by
+ * answer_html with their security headers. */
 #define _GNU_SOURCE
 #include "api.h"
 #include "store.h"
 #include "rank.h"
+#include "pages.h"
 #include "format/submission_parse.h"
 #include "common/sha256.h"
 #include "common/tb.h"
@@ -17,7 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct req { char *body; size_t n, cap; int too_big; } req;
+/* One POST in progress: its body so far, when its headers arrived, the token they named, and
+ * whether it was answered already (from its headers alone: 401, 404, 413, 429). */
+typedef struct req { char *body; size_t n, cap; int too_big, answered; double started; int64_t token_id; } req;
 
 /* Per-token token buckets (the server runs a thread per connection: one lock). Bounded: a
  * token beyond the table's size shares the last slot, which only makes it stricter. */
@@ -74,6 +79,33 @@ static enum MHD_Result answer(tbs_api *a, struct MHD_Connection *c, const char *
     return ret;
 }
 
+/* An HTML page (malloc'd; taken and freed here; NULL: out of memory) with the headers every
+ * page carries: no script may run, nothing may be fetched but inline styles and data: images,
+ * and the type is not to be sniffed. */
+static enum MHD_Result answer_html(tbs_api *a, struct MHD_Connection *c, const char *url, unsigned int code, char *html)
+{
+    static const char oom[] = "<!DOCTYPE html><title>500</title><p>out of memory</p>";
+    struct MHD_Response *r = html ? MHD_create_response_from_buffer(strlen(html), html, MHD_RESPMEM_MUST_FREE)
+                                  : MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+    if (!r) { free(html); return MHD_NO; }
+    if (!html) code = 500;
+    MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
+    MHD_add_response_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    if (a->log) {
+        char shown[256];
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(a->log, "%lld GET %s %u\n", (long long)ts.tv_sec, tb_text_escape(url, shown, sizeof shown, 0), code);
+        fflush(a->log);
+    }
+    return ret;
+}
+
 static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
                              unsigned int code, const char *why)
 {
@@ -100,20 +132,68 @@ static int on_some_set(const tbs_sets *sets, const tb_submission *s)
     return 0;
 }
 
+/* Submissions are written one at a time: the store's SQLite connection is shared by every
+ * thread, and its "last insert id" and "rows changed" are the connection's, not the
+ * statement's, so two inserts interleaved could each read the other's id. */
+static pthread_mutex_t put_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* counts, in *(int *)cls, the headers that frame a body */
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind; (void)value;
+    if (key && (!strcasecmp(key, "Content-Length") || !strcasecmp(key, "Transfer-Encoding"))) ++*(int *)cls;
+    return MHD_YES;
+}
+
+/* What the headers alone decide, before a byte of the body is read: the path (404), the bearer
+ * token (401: none, or unknown, or revoked; the scheme is case-insensitive), a Content-Length
+ * above the limit (413), the token's rate (429; refused requests count too). 0 when the body is
+ * wanted (q->token_id set), else the answer's code with why filled. */
+static unsigned int post_headers(tbs_api *a, struct MHD_Connection *c, const char *url, req *q, char *why, size_t len)
+{
+    if (strcmp(url, "/api/v1/submissions")) { snprintf(why, len, "no such resource"); return 404; }
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (!auth || strncasecmp(auth, "Bearer ", 7) || !auth[7]) { snprintf(why, len, "a bearer token is needed"); return 401; }
+    char hash[65];
+    tbs_token_hash(auth + 7, hash);
+    if (tbs_token_find(a->store, hash, &q->token_id, why, len)) return 500;
+    if (!q->token_id) { snprintf(why, len, "unknown or revoked token"); return 401; }
+    /* two Content-Length headers, or one beside chunked transfer: which one frames the body
+     * is ambiguous (a request smuggled past a proxy), so neither is trusted (RFC 9112, 6.3) */
+    int framing = 0;
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &framing);
+    if (framing > 1) {
+        snprintf(why, len, "an ambiguous body length (Content-Length twice, or with Transfer-Encoding)");
+        return 400;
+    }
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl && strtoull(cl, NULL, 10) > a->max_body) { snprintf(why, len, "body larger than the limit (%zu bytes)", a->max_body); return 413; }
+    const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
+    if (key && (!*key || strlen(key) > 128 || strspn(key, "!#$%&'*+-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ^_`"
+                                                         "abcdefghijklmnopqrstuvwxyz|~:/=") != strlen(key))) {
+        snprintf(why, len, "Idempotency-Key: want 1 to 128 letters, digits or -._~:/=!#$%%&'*+^`|");
+        return 400;
+    }
+    if (!allow(q->token_id, a->rate_per_min)) { snprintf(why, len, "too many submissions: slow down"); return 429; }
+    return 0;
+}
+
+/* The whole body has arrived (its headers passed post_headers): parse it strictly (400 naming
+ * the field; 422 for a document of the right grammar that breaks a rule beyond it, or a figure
+ * above the GPU's peak, or no result on a leaderboard's shape), then store it whole under its
+ * idempotency key (the header, else the body's SHA-256): 201 with the new id; the same key with
+ * the same body again 200 with the first id, and with another body 422 (the key names another
+ * submission; draft-ietf-httpapi-idempotency-key-header, section 2.7). Nothing is written
+ * unless the answer is 201. */
 static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, const char *url, req *q)
 {
     const char *m = "POST";
     if (q->too_big) return error(a, c, m, url, 413, "body larger than the limit");
-    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    if (!auth || strncmp(auth, "Bearer ", 7) || !auth[7]) return error(a, c, m, url, 401, "a bearer token is needed");
-    char hash[65], msg[TB_MSG_LEN];
-    tbs_token_hash(auth + 7, hash);
-    int64_t token_id = 0;
-    if (tbs_token_find(a->store, hash, &token_id, msg, sizeof msg)) return error(a, c, m, url, 500, msg);
-    if (!token_id) return error(a, c, m, url, 401, "unknown or revoked token");
-    if (!allow(token_id, a->rate_per_min)) return error(a, c, m, url, 429, "too many submissions: slow down");
+    char msg[TB_MSG_LEN];
     tb_submission s;
-    if (tb_submission_parse(q->body ? q->body : "", q->n, &s, msg, sizeof msg)) return error(a, c, m, url, 400, msg);
+    int rule = 0;
+    if (tb_submission_parse_rules(q->body ? q->body : "", q->n, &s, &rule, msg, sizeof msg))
+        return error(a, c, m, url, rule ? 422 : 400, msg);
     if (tb_submission_plausible(&s, msg, sizeof msg)) {
         tb_submission_free(&s);
         return error(a, c, m, url, 422, msg);
@@ -124,12 +204,24 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     }
     const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
     char own[65];
-    if (!key || !*key || strlen(key) > 128) { tb_sha256_hex(q->body, q->n, NULL, 0, own); key = own; }
+    if (!key) { tb_sha256_hex(q->body, q->n, NULL, 0, own); key = own; }
     int64_t id = 0;
     int existed = 0;
-    int rc = tbs_submission_put(a->store, token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);
+    pthread_mutex_lock(&put_lock);
+    int rc = tbs_submission_put(a->store, q->token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);
+    pthread_mutex_unlock(&put_lock);
     tb_submission_free(&s);
     if (rc) return error(a, c, m, url, 500, msg);
+    if (existed) {   /* a replay: of this very document, or a key reused for another one? */
+        char *first = NULL;
+        if (tbs_submission_get(a->store, id, &first, msg, sizeof msg)) return error(a, c, m, url, 500, msg);
+        int same = first && strlen(first) == q->n && !memcmp(first, q->body, q->n);
+        free(first);
+        if (!same) {
+            snprintf(msg, sizeof msg, "Idempotency-Key already used for another document (submission %lld)", (long long)id);
+            return error(a, c, m, url, 422, msg);
+        }
+    }
     char out[96];
     snprintf(out, sizeof out, "{\"id\":%lld,\"replayed\":%s}", (long long)id, existed ? "true" : "false");
     return answer(a, c, m, url, existed ? 200 : 201, out);
@@ -138,6 +230,16 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
 static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url)
 {
     char msg[TB_MSG_LEN];
+    if (tbs_pages_route(url)) {   /* an HTML page; url arrives %-decoded */
+        static const tbs_sets none = { NULL, 0 };
+        unsigned status = 200;
+        char *html = NULL;
+        if (tbs_page(a->store, a->sets ? a->sets : &none, url, &status, &html, msg, sizeof msg)) {
+            status = 500;
+            html = tbs_page_error(500, msg);
+        }
+        return answer_html(a, c, url, status, html);
+    }
     if (!strcmp(url, "/api/v1/leaderboards")) {
         char *j = NULL;
         if (tbs_leaderboards_json(a->store, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
@@ -182,16 +284,26 @@ enum MHD_Result tbs_api_handle(void *cls, struct MHD_Connection *c, const char *
     tbs_api *a = cls;
     if (!strcmp(method, "POST")) {
         req *q = *con_cls;
-        if (!q) {   /* the first call: headers only */
+        if (!q) {   /* the first call: headers only; answered now when they decide */
             if (!(q = calloc(1, sizeof *q))) return MHD_NO;
             *con_cls = q;
-            return MHD_YES;
+            q->started = now_s();
+            char why[TB_MSG_LEN];
+            unsigned int code = post_headers(a, c, url, q, why, sizeof why);
+            if (!code) return MHD_YES;
+            q->answered = 1;   /* libmicrohttpd then closes the connection without reading the body */
+            return error(a, c, method, url, code, why);
         }
+        if (q->answered) { *size = 0; return MHD_YES; }
         if (*size) {   /* a piece of the body */
+            /* a body still arriving body_timeout s after its headers (a trickle that each byte
+             * keeps under the idle timeout) is cut: the connection is closed, unanswered */
+            if (a->body_timeout_s > 0 && now_s() - q->started > a->body_timeout_s) return MHD_NO;
             if (q->n + *size > a->max_body) q->too_big = 1;
             if (!q->too_big) {
                 if (q->n + *size + 1 > q->cap) {
                     size_t cap = (q->n + *size + 1) * 2;
+                    if (cap > a->max_body + 1) cap = a->max_body + 1;
                     char *nb = realloc(q->body, cap);
                     if (!nb) return MHD_NO;
                     q->body = nb;
@@ -204,7 +316,6 @@ enum MHD_Result tbs_api_handle(void *cls, struct MHD_Connection *c, const char *
             *size = 0;
             return MHD_YES;
         }
-        if (strcmp(url, "/api/v1/submissions")) return error(a, c, method, url, 404, "no such resource");
         return post_submission(a, c, url, q);
     }
     if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) return get(a, c, url);

@@ -15,6 +15,8 @@ typedef struct tbs_api {
     const tbs_sets *sets; /* the shape sets leaderboards rank on */
     double rate_per_min;  /* submissions one token may make per minute (a token bucket of that
                              size refilled continuously); more get 429 */
+    double body_timeout_s;/* a request body not complete this long after its headers is cut
+                             (the connection closed); 0: no limit */
 } tbs_api;
 
 /* SHA-256 of a token, hex: what the store keeps instead of the token. */

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES] [--rate R]\n"
+        "                        [--idle-timeout S] [--body-timeout S] [--shapes-dir D]\n"
         "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
         "\n"
         "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
@@ -39,11 +40,35 @@ static void usage(FILE *f)
         "  --db FILE       the server's own SQLite file (default " DEFAULT_DB ")\n"
         "  --max-body N    larger request bodies get 413 (default 16 MiB)\n"
         "  --rate R        submissions per token and minute before 429 (default 30; 0: no limit)\n"
+        "  --idle-timeout S  a connection silent for S seconds is closed (default 10)\n"
+        "  --body-timeout S  a request body not complete S seconds after its headers is cut\n"
+        "                  (the connection closed; default 60; 0: no limit)\n"
         "  --shapes-dir D  the shape sets leaderboards rank on (NAME.txt files; default: the\n"
         "                  installed share/tilebench/shapes)\n");
 }
 
 static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
+
+static int hex_digit(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* %XX decoding of a URL's path and query, as libmicrohttpd's own but for %00, which stays as it
+ * is: a NUL would end the path early, and /api/v1/submissions/1%00junk would read as
+ * submission 1. Returns the new length (the text shrinks in place). */
+static size_t unescape_url(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls; (void)c;
+    char *w = s;
+    for (const char *r = s; *r;) {
+        int hi = r[0] == '%' ? hex_digit(r[1]) : -1, lo = hi >= 0 ? hex_digit(r[2]) : -1;
+        if (lo >= 0 && (hi || lo)) { *w++ = (char)(hi * 16 + lo); r += 3; }
+        else *w++ = *r++;
+    }
+    *w = 0;
+    return (size_t)(w - s);
+}
 
 static int token_cmd(int argc, char **argv, const char *db)
 {
@@ -85,11 +110,13 @@ int main(int argc, char **argv)
         { "address", required_argument, 0, 'a' }, { "port", required_argument, 0, 'p' },
         { "db", required_argument, 0, 'd' }, { "max-body", required_argument, 0, 'm' },
         { "rate", required_argument, 0, 'r' }, { "shapes-dir", required_argument, 0, 's' },
+        { "idle-timeout", required_argument, 0, 'i' }, { "body-timeout", required_argument, 0, 'b' },
         { "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
     const char *address = "127.0.0.1", *db = DEFAULT_DB;
     long port = 8080;
     long long max_body = TB_SUB_MAX_BYTES;
     double rate = 30;
+    long idle_timeout = 10, body_timeout = 60;
     const char *shapes_dir = NULL;
     int c;
     opterr = 0;
@@ -108,6 +135,15 @@ int main(int argc, char **argv)
                   if (!end || *end || !(rate >= 0 && rate <= 1e6)) { fprintf(stderr, "tilebench-server: error: invalid --rate '%s'\n", optarg); return 2; }
                   break;
         case 's': shapes_dir = optarg; break;
+        case 'i': case 'b': {
+            long v = strtol(optarg, &end, 10);
+            if (!end || *end || v < (c == 'i' ? 1 : 0) || v > 3600) {
+                fprintf(stderr, "tilebench-server: error: invalid --%s '%s'\n", c == 'i' ? "idle-timeout" : "body-timeout", optarg);
+                return 2;
+            }
+            *(c == 'i' ? &idle_timeout : &body_timeout) = v;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         case 'V': printf("tilebench-server %s\n", TB_VERSION); return 0;
         default: fprintf(stderr, "tilebench-server: error: unknown option '%s' (see --help)\n", argv[optind - 1]); return 2;
@@ -138,13 +174,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "tilebench-server: warning: %s: no leaderboards by shape set\n", msg);
         memset(&sets, 0, sizeof sets);
     }
-    tbs_api api = { NULL, (size_t)max_body, stderr, &sets, rate };
+    tbs_api api = { NULL, (size_t)max_body, stderr, &sets, rate, (double)body_timeout };
     if (tbs_store_open(db, &api.store, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
         0, NULL, NULL, tbs_api_handle, &api,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_NOTIFY_COMPLETED, tbs_api_completed, &api,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_url, NULL,
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,   /* HTTP/1.1 without Host, a space in a URL: 400 */
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)idle_timeout,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
         MHD_OPTION_END);
     if (!d) { tbs_store_close(api.store); fprintf(stderr, "tilebench-server: error: cannot listen on %s:%ld\n", address, port); return 2; }

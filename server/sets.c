@@ -42,6 +42,11 @@ static int load_one(const char *path, tbs_set *set, char *msg, size_t len)
     return 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const tbs_set *)a)->name, ((const tbs_set *)b)->name);
+}
+
 int tbs_sets_load(const char *dir, tbs_sets *out, char *msg, size_t len)
 {
     memset(out, 0, sizeof *out);
@@ -66,6 +71,7 @@ int tbs_sets_load(const char *dir, tbs_sets *out, char *msg, size_t len)
     }
     closedir(d);
     if (rc) tbs_sets_free(out);
+    else qsort(out->v, out->n, sizeof *out->v, by_name);   /* the pages list them in this order */
     return rc;
 }
 

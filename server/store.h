@@ -26,10 +26,16 @@ int tbs_submission_put(tbs_store *s, int64_t token_id, const char *key, const ch
                        const char *doc, size_t n, int64_t *id, int *existed, char *msg, size_t len);
 /* The stored document of id (malloc'd, *doc NULL when there is none). */
 int tbs_submission_get(tbs_store *s, int64_t id, char **doc, char *msg, size_t len);
-/* Every submission of a GPU model: fn(ctx, id, submitter token's name, created_at, document). */
+/* Every submission of a GPU model, in the order they were stored (by id): fn(ctx, id, the
+ * submitter token's name, created_at as YYYY-MM-DDTHH:MM:SSZ in UTC, document). A token's name
+ * is unique in a store (revoked ones too), so it identifies the submitter. fn returning non-zero
+ * stops the walk (the function still returns 0: the caller knows why it stopped). */
 int tbs_submissions_of_gpu(tbs_store *s, const char *gpu,
                            int (*fn)(void *ctx, int64_t id, const char *who, const char *at, const char *doc),
                            void *ctx, char *msg, size_t len);
+/* The GPU models that have submissions, by name: fn(ctx, gpu, how many), non-zero stops. */
+int tbs_gpu_models(tbs_store *s, int (*fn)(void *ctx, const char *gpu, int64_t submissions), void *ctx,
+                   char *msg, size_t len);
 /* The leaderboards as a JSON array of {"gpu", "submissions"} (malloc'd text). */
 int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len);
 #endif

@@ -190,6 +190,20 @@ int tbs_submissions_of_gpu(tbs_store *s, const char *gpu,
     return stop || step == SQLITE_DONE ? 0 : fail(s, msg, len, "read the submissions");
 }
 
+int tbs_gpu_models(tbs_store *s, int (*fn)(void *ctx, const char *gpu, int64_t submissions), void *ctx,
+                   char *msg, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT gpu_name, count(*) FROM submissions GROUP BY gpu_name ORDER BY gpu_name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(s, msg, len, "list the GPU models");
+    int step = SQLITE_DONE, stop = 0;
+    while (!stop && (step = sqlite3_step(st)) == SQLITE_ROW)
+        stop = fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+    sqlite3_finalize(st);
+    return stop || step == SQLITE_DONE ? 0 : fail(s, msg, len, "list the GPU models");
+}
+
 int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len)
 {
     *json = NULL;

@@ -1,6 +1,8 @@
 /* submission_parse.c - the strict reader of a submission document (see submission_parse.h):
- * cJSON parses, then every member is checked against the schema's rules in the same order the
- * writer (report/submission.c) writes them, and the first failure is named by its path. */
+ * the raw text is scanned first (valid UTF-8, no NUL, no raw control character in a string,
+ * nothing after the value), cJSON parses, no object may repeat a member, then every member is
+ * checked against the schema's rules in the same order the writer (report/submission.c) writes
+ * them, and the first failure is named by its path. */
 #define _GNU_SOURCE
 #include "format/submission_parse.h"
 #include "common/tb.h"
@@ -12,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ck { char *msg; size_t len; int failed; } ck;
+/* the check's state: the first failure of the grammar (failed, in msg), and the first failure
+ * of the rules beyond it (rule, in rule_msg), reported only when the grammar holds */
+typedef struct ck { char *msg; size_t len; int failed, rule; char rule_msg[TB_MSG_LEN]; } ck;
 
 static int bad(ck *c, const char *path, const char *fmt, const char *what)
 {
@@ -25,11 +29,147 @@ static int bad(ck *c, const char *path, const char *fmt, const char *what)
     return -1;
 }
 
+/* a failure of one of the rules a schema cannot state (tb_submission_parse_rules): noted, and
+ * the check goes on, so that a failure of the grammar anywhere in the document still wins */
+static void bad_rule(ck *c, const char *path, const char *what)
+{
+    if (c->rule) return;
+    char shown[200];
+    tb_text_escape(path, shown, sizeof shown, 0);
+    snprintf(c->rule_msg, sizeof c->rule_msg, "%s: %s", shown, what);
+    c->rule = 1;
+}
+
+/* The length of the UTF-8 character at p (p < end), or 0 when it is not valid there (overlong,
+ * a surrogate, above U+10FFFF, cut by end). */
+static size_t utf8_at(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!n || (size_t)(end - p) < n) return 0;
+    for (size_t i = 1; i < n; i++) if ((p[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) return 0;
+    if (n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) return 0;
+    return n;
+}
+
+static int hexval(int ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+static int digit(const unsigned char *p, const unsigned char *end) { return p < end && *p >= '0' && *p <= '9'; }
+
+/* The length of the JSON number at p (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?),
+ * or 0 when what starts there is not one: cJSON reads numbers with strtod, which also takes
+ * 01, 1., -.5 and 1.e5, and a stricter reader of the stored text would not. */
+static size_t json_number(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *q = p + (*p == '-');
+    if (!digit(q, end)) return 0;
+    if (*q == '0') q++;
+    else while (digit(q, end)) q++;
+    if (q < end && *q == '.') {
+        if (!digit(++q, end)) return 0;
+        while (digit(q, end)) q++;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < end && (*q == '+' || *q == '-')) q++;
+        if (!digit(q, end)) return 0;
+        while (digit(q, end)) q++;
+    }
+    if (q < end && *q && strchr("0123456789+-.eE", *q)) return 0;   /* 01, 1.5.3, 1e5e5 */
+    return (size_t)(q - p);
+}
+
+/* What cJSON lets through and a C reader of the stored text must not meet: bytes that are not
+ * UTF-8 (a JSON answer must be valid UTF-8), a NUL byte, a raw control character inside a
+ * string (JSON forbids them), the escape \u0000 (a C string would end there, so the text a
+ * check saw and the text stored would differ), a number JSON does not allow. 0, or -1 with msg
+ * saying what and where. */
+static int scan_text(ck *c, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+    const char *why = NULL;
+    int in_string = 0;
+    while (p < end && !why) {
+        if (in_string)   /* the common case, fast: printable ASCII that neither ends nor escapes */
+            while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+        else   /* white space, punctuation, the letters of true, false and null */
+            while (p < end && *p && *p < 0x80 && *p != '"' && *p != '-' && !(*p >= '0' && *p <= '9')) p++;
+        if (p == end) break;
+        size_t n = utf8_at(p, end);
+        if (!n) why = "not valid UTF-8";
+        else if (!*p) why = "a NUL byte";
+        else if (in_string && *p < 0x20) why = "a control character inside a string";
+        else if (*p == '"') in_string = !in_string;
+        else if (!in_string && (*p == '-' || digit(p, end)) && !(n = json_number(p, end))) why = "not a JSON number";
+        else if (in_string && *p == '\\' && p + 1 < end) {
+            if (p[1] == 'u' && end - p >= 6 && !hexval(p[2]) && !hexval(p[3]) && !hexval(p[4]) && !hexval(p[5]))
+                why = "\\u0000 in a string";
+            else if (!(n = utf8_at(++p, end)))   /* the escaped character: never a closing quote */
+                why = "not valid UTF-8";
+        }
+        if (!why) p += n;
+    }
+    if (!why) return 0;
+    char where[64];
+    snprintf(where, sizeof where, "document: byte %zu", (size_t)(p - (const unsigned char *)text));
+    return bad(c, where, why, NULL);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* No object anywhere in v repeats a member: readers disagree about which of two copies counts
+ * (cJSON takes the first, Python's json the last), so a repeated member could carry past these
+ * checks what another reader of the stored document then shows. Sorted, so a huge object costs
+ * n log n. Depth is bounded by cJSON's nesting limit. */
+static int unique_members(ck *c, const cJSON *v)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) return 0;
+    size_t n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v) n++;
+    if (cJSON_IsObject(v) && n > 1 && n <= 16) {   /* small: pairwise, no allocation */
+        for (const cJSON *a = v->child; a; a = a->next)
+            for (const cJSON *b = a->next; b; b = b->next)
+                if (!strcmp(a->string, b->string)) {
+                    char shown[120];
+                    tb_text_escape(a->string, shown, sizeof shown, 0);
+                    return bad(c, "document", "a member repeated in one object: ", shown);
+                }
+    } else if (cJSON_IsObject(v) && n > 1) {
+        const cJSON **m = malloc(n * sizeof *m);
+        if (!m) return bad(c, "document", "out of memory", NULL);
+        size_t i = 0;
+        cJSON_ArrayForEach(it, v) m[i++] = it;
+        qsort(m, n, sizeof *m, by_name);
+        for (i = 1; i < n && strcmp(m[i - 1]->string, m[i]->string); i++) {}
+        if (i < n) {
+            char shown[120];
+            tb_text_escape(m[i]->string, shown, sizeof shown, 0);
+            free(m);
+            return bad(c, "document", "a member repeated in one object: ", shown);
+        }
+        free(m);
+    }
+    cJSON_ArrayForEach(it, v) if (unique_members(c, it)) return -1;
+    return 0;
+}
+
 /* the object's members must be exactly `keys` (NULL-terminated) */
 static int exact_keys(ck *c, const cJSON *o, const char *path, const char *const *keys, int optional_last)
 {
     if (!cJSON_IsObject(o)) return bad(c, path, "want an object", NULL);
-    const cJSON *it;
+    /* the usual case, cheaply: exactly the keys, in their order (as the writer writes them) */
+    const cJSON *it = o->child;
+    const char *const *want = keys;
+    while (it && *want && it->string && !strcmp(it->string, *want)) { it = it->next; want++; }
+    if (!it && (!*want || (optional_last && !want[1]))) return 0;
     cJSON_ArrayForEach(it, o) {
         int known = 0;
         for (const char *const *k = keys; *k && !known; k++) known = it->string && !strcmp(it->string, *k);
@@ -54,17 +194,24 @@ static const cJSON *member(const cJSON *o, const char *k) { return cJSON_GetObje
 
 static void sub(char *p, size_t cap, const char *path, const char *k) { snprintf(p, cap, "%s.%s", path, k); }
 
-/* a string of at most cap - 1 bytes, valid UTF-8, no control characters; copied to out */
-static int str(ck *c, const cJSON *o, const char *path, const char *k, char *out, size_t cap, int min)
+/* bad() at path.k (the path is formatted only on failure: the checks run on every stored
+ * document each time a leaderboard is ranked) */
+static int bad_at(ck *c, const char *path, const char *k, const char *why)
 {
     char p[300];
     sub(p, sizeof p, path, k);
+    return bad(c, p, why, NULL);
+}
+
+/* a string of at most cap - 1 bytes, valid UTF-8, no control characters; copied to out */
+static int str(ck *c, const cJSON *o, const char *path, const char *k, char *out, size_t cap, int min)
+{
     const cJSON *v = member(o, k);
-    if (!cJSON_IsString(v)) return bad(c, p, "want a string", NULL);
+    if (!cJSON_IsString(v)) return bad_at(c, path, k, "want a string");
     size_t l = strlen(v->valuestring);
-    if (l >= cap || (int)l < min) return bad(c, p, "a string of the wrong length", NULL);
+    if (l >= cap || (int)l < min) return bad_at(c, path, k, "a string of the wrong length");
     if (!tb_text_utf8_valid(v->valuestring) || tb_text_has_control(v->valuestring))
-        return bad(c, p, "not valid UTF-8 text", NULL);
+        return bad_at(c, path, k, "not valid UTF-8 text");
     if (out) memcpy(out, v->valuestring, l + 1);
     return 0;
 }
@@ -79,21 +226,19 @@ static int matches(const char *s, const char *allowed)
 static int num(ck *c, const cJSON *o, const char *path, const char *k, double lo, double hi, int open,
                int integral, int nullable, double *out)
 {
-    char p[300];
-    sub(p, sizeof p, path, k);
     const cJSON *v = member(o, k);
     if (nullable && cJSON_IsNull(v)) { *out = NAN; return 0; }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(c, p, "want a number", NULL);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad_at(c, path, k, "want a number");
     double x = v->valuedouble;
     if (x < lo || x > hi || (open && x <= lo) || (integral && x != floor(x)))
-        return bad(c, p, "out of range", NULL);
+        return bad_at(c, path, k, "out of range");
     *out = x;
     return 0;
 }
 
 static int inum(ck *c, const cJSON *o, const char *path, const char *k, double lo, double hi, int64_t *out)
 {
-    double d;
+    double d = 0;
     if (num(c, o, path, k, lo, hi, 0, 1, 0, &d)) return -1;
     *out = (int64_t)d;
     return 0;
@@ -122,7 +267,9 @@ static int environment(ck *c, const cJSON *e, tb_submission *s)
         return -1;
     if ((s->gpu_uuid_sha256[0] && (strlen(s->gpu_uuid_sha256) != 64 || !matches(s->gpu_uuid_sha256, "0123456789abcdef"))))
         return bad(c, "environment.gpu_uuid_sha256", "want 64 lowercase hex digits or \"\"", NULL);
-    if (!matches(s->compute_capability, "0123456789.") || !strchr(s->compute_capability, '.'))
+    const char *dot = strchr(s->compute_capability, '.');
+    if (!matches(s->compute_capability, "0123456789.") || !dot || dot == s->compute_capability || !dot[1] ||
+        strchr(dot + 1, '.'))
         return bad(c, "environment.compute_capability", "want MAJOR.MINOR", NULL);
     if (inum(c, e, P, "sm_count", 0, 10000, &s->sm_count) ||
         inum(c, e, P, "cuda_runtime_version", -1, 1e9, &s->cuda_runtime_version) ||
@@ -154,9 +301,13 @@ static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
         str(c, v, p, "family", r->family, sizeof r->family, 0) ||
         str(c, v, p, "sha256", r->sha256, sizeof r->sha256, 1))
         return -1;
-    const char *colon = strchr(r->name, ':');
-    if (!matches(colon ? colon + 1 : r->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ||
-        (colon && (colon - r->name > 15 || !colon[1])))
+    /* ^([A-Za-z0-9_-]{1,15}:)?[A-Za-z0-9_.-]{1,127}$ */
+    static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+    const char *colon = strchr(r->name, ':'), *base = colon ? colon + 1 : r->name;
+    size_t ns = colon ? (size_t)(colon - r->name) : 0;
+    if (!*base || strlen(base) > 127 ||
+        !matches(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ||
+        (colon && (ns < 1 || ns > 15 || strspn(r->name, name_chars) != ns)))
         return bad(c, strcat(p, ".name"), "not a variant name", NULL);
     if (strcmp(r->sha256, "unknown") && (strlen(r->sha256) != 64 || !matches(r->sha256, "0123456789abcdef")))
         return bad(c, strcat(p, ".sha256"), "want 64 lowercase hex digits", NULL);
@@ -181,12 +332,11 @@ static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
     int should = !strcmp(r->status, "ok") && !strcmp(r->disposition, "passed");
     snprintf(p, sizeof p, "%s.timing", P);
     if (cJSON_IsNull(t)) {
-        if (should) return bad(c, p, "null for a result that ran and passed", NULL);
+        if (should) bad_rule(c, p, "null for a result that ran and passed");
         r->timed = 0;
         r->median_ms = r->lo_ms = r->hi_ms = r->clock_mhz = r->energy_j = NAN;
         return 0;
     }
-    if (!should) return bad(c, p, "present for a result that was not timed", NULL);
     r->timed = 1;
     if (exact_keys(c, t, p, tkeys, 0) || one_of(c, t, p, "method", methods, r->method, sizeof r->method) ||
         num(c, t, p, "median_ms", 0, 1e9, 1, 0, 0, &r->median_ms) ||
@@ -196,8 +346,9 @@ static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
         num(c, t, p, "sm_clock_mhz", 0, 1e5, 1, 0, 1, &r->clock_mhz) ||
         num(c, t, p, "energy_j_per_launch", 0, 1e9, 1, 0, 1, &r->energy_j))
         return -1;
-    if (!(r->lo_ms <= r->median_ms && r->median_ms <= r->hi_ms))
-        return bad(c, strcat(p, ".median_ms"), "outside its own interval", NULL);
+    if (!should) bad_rule(c, p, "present for a result that was not timed");
+    else if (!(r->lo_ms <= r->median_ms && r->median_ms <= r->hi_ms))
+        bad_rule(c, strcat(p, ".median_ms"), "outside its own interval");
     return 0;
 }
 
@@ -210,14 +361,64 @@ void tb_submission_free(tb_submission *s)
     memset(s, 0, sizeof *s);
 }
 
-int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *msg, size_t msglen)
+/* the options object: only the keys the schema names, each of its type; all optional */
+static int options(ck *c, const cJSON *o)
+{
+    static const struct { const char *key; char type; } known[] = {   /* s string, n number, b number or boolean */
+        { "method", 's' }, { "l2", 's' }, { "stop", 's' }, { "trials", 'n' }, { "seed", 'n' }, { "init", 's' },
+        { "layout", 's' }, { "pad", 'n' }, { "alpha", 'n' }, { "beta", 'n' }, { "warmup", 'n' },
+        { "no_energy", 'b' }, { "pace", 'n' } };
+    if (!cJSON_IsObject(o)) return bad(c, "options", "want an object", NULL);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        char p[300];
+        snprintf(p, sizeof p, "options.%.100s", it->string ? it->string : "?");
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] && strcmp(known[k].key, it->string ? it->string : "")) k++;
+        if (k == sizeof known / sizeof known[0]) return bad(c, p, "unknown member", NULL);
+        if (known[k].type == 's') {
+            if (!cJSON_IsString(it)) return bad(c, p, "want a string", NULL);
+            if (strlen(it->valuestring) > 1024) return bad(c, p, "a string of the wrong length", NULL);
+            if (tb_text_has_control(it->valuestring)) return bad(c, p, "not valid UTF-8 text", NULL);
+        } else if (!(cJSON_IsNumber(it) && isfinite(it->valuedouble)) && !(known[k].type == 'b' && cJSON_IsBool(it))) {
+            return bad(c, p, known[k].type == 'b' ? "want a number or a boolean" : "want a number", NULL);
+        }
+    }
+    return 0;
+}
+
+/* YYYY-MM-DDTHH:MM:SSZ */
+static int utc_stamp(const char *t)
+{
+    static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(t) != sizeof form - 1) return 0;
+    for (size_t i = 0; form[i]; i++)
+        if (form[i] == 'd' ? !(t[i] >= '0' && t[i] <= '9') : t[i] != form[i]) return 0;
+    return 1;
+}
+
+/* The worker of both entry points: *rule = 1 when the refusal is one of the rules beyond the
+ * grammar (see tb_submission_parse_rules). */
+static int parse(const char *text, size_t len, tb_submission *out, int *rule, char *msg, size_t msglen)
 {
     memset(out, 0, sizeof *out);
-    ck c = { msg, msglen, 0 };
+    *rule = 0;
+    ck c = { msg, msglen, 0, 0, "" };
     if (len > TB_SUB_MAX_BYTES)
         return tb_fail(msg, msglen, TB_EUSAGE, "document: larger than %u bytes", TB_SUB_MAX_BYTES);
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) return tb_fail(msg, msglen, TB_EUSAGE, "document: not JSON");
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))   /* cJSON would skip it, Python's json.loads(str) not */
+        return tb_fail(msg, msglen, TB_EUSAGE, "document: a byte-order mark before the document");
+    if (scan_text(&c, text, len)) return TB_EUSAGE;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root)   /* end: where cJSON stopped (nesting deeper than CJSON_NESTING_LIMIT stops it too) */
+        return tb_fail(msg, msglen, TB_EUSAGE, "document: not JSON (at byte %zu)", end ? (size_t)(end - text) : (size_t)0);
+    while (end && end < text + len && strchr(" \t\r\n", *end)) end++;   /* *end is never NUL: scanned */
+    if (!end || end != text + len) {
+        cJSON_Delete(root);
+        return tb_fail(msg, msglen, TB_EUSAGE, "document: not JSON (more after the document's end)");
+    }
+    if (unique_members(&c, root)) { cJSON_Delete(root); return TB_EUSAGE; }
     static const char *const keys[] = { "format", "version", "tilebench", "run_started_at", "environment",
                                         "options", "results", NULL };
     static const char *const tbkeys[] = { "version", "git_sha", NULL };
@@ -232,10 +433,12 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
         str(&c, member(root, "tilebench"), "tilebench", "version", out->tilebench_version, sizeof out->tilebench_version, 0) == 0 &&
         str(&c, member(root, "tilebench"), "tilebench", "git_sha", out->git_sha, sizeof out->git_sha, 0) == 0 &&
         str(&c, root, "document", "run_started_at", out->started_at, sizeof out->started_at, 20) == 0 &&
-        environment(&c, member(root, "environment"), out) == 0) {
+        (utc_stamp(out->started_at) ? 0 : bad(&c, "document.run_started_at", "want YYYY-MM-DDTHH:MM:SSZ", NULL)) == 0 &&
+        environment(&c, member(root, "environment"), out) == 0 &&
+        options(&c, member(root, "options")) == 0) {
         out->version = (int)ver;
-        if (!cJSON_IsObject(member(root, "options"))) bad(&c, "options", "want an object", NULL);
-        else out->options_json = cJSON_PrintUnformatted(member(root, "options"));
+        out->options_json = cJSON_PrintUnformatted(member(root, "options"));
+        if (!out->options_json) bad(&c, "options", "out of memory", NULL);
         if (!c.failed && !cJSON_IsArray(rs)) bad(&c, "results", "want an array", NULL);
         size_t n = c.failed ? 0 : (size_t)cJSON_GetArraySize(rs);
         if (!c.failed && n > TB_SUB_MAX_RESULTS) bad(&c, "results", "too many results", NULL);
@@ -253,6 +456,10 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
         }
     }
     cJSON_Delete(root);
+    if (!c.failed && c.rule) {   /* the grammar holds, a rule beyond it does not */
+        snprintf(msg, msglen, "%s", c.rule_msg);
+        *rule = c.failed = 1;
+    }
     if (c.failed) {
         tb_submission_free(out);
         return TB_EUSAGE;
@@ -260,11 +467,24 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
     return TB_OK;
 }
 
+int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *msg, size_t msglen)
+{
+    int rule;
+    return parse(text, len, out, &rule, msg, msglen);
+}
+
+int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, int *rule, char *msg, size_t msglen)
+{
+    return parse(text, len, out, rule, msg, msglen);
+}
+
 int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen)
 {
-    int major = 0, minor = 0;
-    if (sscanf(s->compute_capability, "%d.%d", &major, &minor) != 2) major = minor = 0;
-    double fpc = tb_peak_flop_per_clk_sm(major, minor);
+    /* MAJOR.MINOR (checked by the parser), each clamped: a 15-digit number must not overflow */
+    char *dot = NULL;
+    long major = strtol(s->compute_capability, &dot, 10), minor = dot && *dot == '.' ? strtol(dot + 1, NULL, 10) : 0;
+    if (major < 0 || major > 1000 || minor < 0 || minor > 1000) major = minor = 0;
+    double fpc = tb_peak_flop_per_clk_sm((int)major, (int)minor);
     for (size_t i = 0; i < s->n; i++) {
         const tb_sub_result *r = &s->r[i];
         if (!r->timed) continue;

@@ -37,8 +37,15 @@ typedef struct tb_submission {
 
 /* Parse and check text[0..len). TB_OK, or TB_EUSAGE with msg naming the first bad field by its
  * path ("results[3].timing.median_ms: want a number > 0"), or TB_ENOMEM. On failure *out is
- * empty (nothing to free). */
+ * empty (nothing to free). Beyond the schema it refuses what would make two readers of the
+ * text disagree: bytes that are not UTF-8, NUL (raw or \u0000), a raw control character in a
+ * string, anything but white space after the document, a member repeated in any object. */
 int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *msg, size_t msglen);
+/* The same, and *rule says which kind of refusal it was: 1 when the document has the schema's
+ * grammar but breaks one of the rules a schema cannot state (timing present exactly when a
+ * result ran and passed; a median inside its own interval), 0 otherwise (a server answers the
+ * first 422, the second 400). *rule is 0 on success. */
+int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, int *rule, char *msg, size_t msglen);
 void tb_submission_free(tb_submission *s);
 /* What a leaderboard checks beyond the grammar: no timed result whose rate, recomputed from
  * its shape and median (2*m*n*k*batch / median; a client's rate is never trusted), is above
