@@ -3,7 +3,8 @@
  * gate's error rates on synthetic samples: identical distributions never gate (false-alarm
  * rate printed over 1000 trials per noise level), a 5 % slowdown always gates, at the sample
  * counts the default stopping rule gives (stdrel: rse of the mean <= 0.5 %, at least 10
- * samples and 0.05 s of samples, at most 1 s), with the gate's 2000 resamples. */
+ * samples and 0.05 s of samples, at most 1 s), with the gate's 2000 resamples; and the paired
+ * statistic (tb_verdict_ratio_paired) on a card whose pace drifts during the run. */
 #include "tb_test.h"
 #include "report/verdict.h"
 #include "common/tb.h"
@@ -171,6 +172,93 @@ int main(void)
                 TB_CHECK(caught == trials);
             }
     }
+
+    /* Paired by round (tb_verdict_ratio_paired). The card's pace drifts during a run: round i
+     * runs every variant at a common factor d[i], a slow walk of +-4 % (the 7-9 % moves between
+     * rounds a minute apart, device-notes), and each sample adds its own noise. */
+    double *d = malloc(1000 * sizeof *d), *bc = malloc(1000 * sizeof *bc), *hc = malloc(1000 * sizeof *hc);
+    #define DRIFT(n) do { double w_ = 0; for (size_t i_ = 0; i_ < (n); i_++) { \
+        w_ += 0.004 * normal(); if (w_ > 0.04) w_ = 0.04; if (w_ < -0.04) w_ = -0.04; d[i_] = 1 + w_; } } while (0)
+    TB_CASE("verdict-4.1", "paired: the median of per-round ratios, over the rounds both sides sampled") {
+        double bb[] = { 1, 2, 4, 8, 100 }, hh[] = { 1.1, 2.2, 4.4, 8.8 };
+        TB_CHECK(tb_verdict_ratio_paired(bb, 5, hh, 4, NULL, 0, NULL, 0, 0.95, 500, 1, &r, &lo, &hi, msg, sizeof msg) == TB_OK);
+        TB_CHECK(fabs(r - 1.1) < 1e-12 && fabs(lo - 1.1) < 1e-12 && fabs(hi - 1.1) < 1e-12);
+        double c1[] = { 2, 4, 8, 16 }, c2[] = { 1, 1, 1, 1, 1 };
+        /* head/hctrl: 1.1 2.2 4.4 8.8 (median 3.3); base/bctrl: 0.5 every round; ratio 6.6 */
+        TB_CHECK(tb_verdict_ratio_paired(bb, 4, hh, 4, c1, 4, c2, 5, 0.95, 500, 1, &r, &lo, &hi, msg, sizeof msg) == TB_OK);
+        TB_CHECK(fabs(r - 6.6) < 1e-12);
+        double bad[] = { 1, -1 };
+        TB_CHECK(tb_verdict_ratio_paired(bad, 2, hh, 2, NULL, 0, NULL, 0, 0.95, 500, 1, &r, &lo, &hi, msg, sizeof msg) == TB_EUSAGE);
+        TB_CHECK(tb_verdict_ratio_paired(bb, 2, hh, 2, c1, 2, NULL, 0, 0.95, 500, 1, &r, &lo, &hi, msg, sizeof msg) == TB_EUSAGE);
+    }
+    TB_CASE("verdict-4.2", "a drifting card, one side stopped early: unpaired cries wolf, paired never (1000 trials)") {
+        const size_t n = 300, early = 100;
+        int alarms_u = 0, alarms_p = 0;
+        for (int t = 0; t < trials; t++) {
+            DRIFT(n);
+            for (size_t i = 0; i < n; i++) {
+                b[i] = 0.6 * d[i] * (1 + 0.003 * normal());
+                h[i] = 0.6 * d[i] * (1 + 0.003 * normal());
+            }
+            tb_verdict_ratio(b, early, h, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+            alarms_u += tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02) != TB_CHANGE_UNCHANGED;
+            tb_verdict_ratio_paired(b, early, h, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+            alarms_p += tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02) != TB_CHANGE_UNCHANGED;
+        }
+        printf("  0.6 ms, drift +-4 %%, noise 0.3 %%, base stopped after %zu of %zu rounds: false alarms "
+               "unpaired %d/%d, paired %d/%d\n", early, n, alarms_u, trials, alarms_p, trials);
+        TB_CHECK(alarms_p == 0);
+        TB_CHECK(alarms_u > alarms_p);   /* the case the pairing exists for */
+    }
+    TB_CASE("verdict-4.3", "paired on a drifting card: a 3 % slowdown always gates, identical never (1000 trials)") {
+        const size_t n = 150;
+        int caught = 0, alarms = 0;
+        double lo_min = 1e9;
+        for (int t = 0; t < trials; t++) {
+            DRIFT(n);
+            for (size_t i = 0; i < n; i++) {
+                b[i] = 0.18 * d[i] * (1 + 0.004 * normal());
+                h[i] = 0.18 * d[i] * 1.03 * (1 + 0.004 * normal());
+                hc[i] = 0.18 * d[i] * (1 + 0.004 * normal());
+            }
+            tb_verdict_ratio_paired(b, n, h, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+            caught += tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02) == TB_CHANGE_SLOWER;
+            if (lo < lo_min) lo_min = lo;
+            tb_verdict_ratio_paired(b, n, hc, n, NULL, 0, NULL, 0, 0.95, 2000, (uint64_t)t + 7, &r, &lo, &hi, msg, sizeof msg);
+            alarms += tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02) != TB_CHANGE_UNCHANGED;
+        }
+        printf("  0.18 ms, drift +-4 %%, noise 0.4 %%, n = %zu: 3 %% slowdown caught %d/%d (lowest bound %.4f); "
+               "identical called changed %d/%d\n", n, caught, trials, lo_min, alarms, trials);
+        TB_CHECK(caught == trials && alarms == 0);
+    }
+    TB_CASE("verdict-4.4", "paired with a control, two runs 4 % apart and drifting within: 3 % caught, identical passes") {
+        const size_t n = 150;
+        int caught = 0, alarms = 0;
+        for (int t = 0; t < trials; t++) {
+            DRIFT(n);   /* the baseline's run */
+            for (size_t i = 0; i < n; i++) {
+                b[i] = 0.18 * d[i] * (1 + 0.004 * normal());
+                bc[i] = 0.17 * d[i] * (1 + 0.004 * normal());
+            }
+            DRIFT(n);   /* the head's run, on a card 4 % slower overall */
+            double slow = (t % 2) ? 1.03 : 1.0;
+            for (size_t i = 0; i < n; i++) {
+                h[i] = 0.18 * 1.04 * d[i] * slow * (1 + 0.004 * normal());
+                hc[i] = 0.17 * 1.04 * d[i] * (1 + 0.004 * normal());
+            }
+            tb_verdict_ratio_paired(b, n, h, n, bc, n, hc, n, 0.95, 2000, (uint64_t)t, &r, &lo, &hi, msg, sizeof msg);
+            tb_change c = tb_verdict_classify(TB_SIDE_VALID, TB_SIDE_VALID, lo, hi, 0.02);
+            if (t % 2) caught += c == TB_CHANGE_SLOWER;
+            else alarms += c != TB_CHANGE_UNCHANGED;
+        }
+        printf("  with a control: 3 %% slowdown caught %d/%d, identical called changed %d/%d\n",
+               caught, trials / 2, alarms, trials / 2);
+        TB_CHECK(caught == trials / 2 && alarms == 0);
+    }
+    #undef DRIFT
+    free(d);
+    free(bc);
+    free(hc);
     free(b);
     free(h);
     return tb_test_done();

@@ -334,6 +334,8 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     if (rc) return rc < 0 ? 0 : rc;
     if (g.baseline && !g.co.control[0]) snprintf(g.co.control, sizeof g.co.control, "cublaslt");
     if (!g.baseline) g.co.control[0] = 0;   /* same run: nothing to cancel */
+    g.co.paired = !g.baseline;              /* same run: base:X and head:X sampled in rounds */
+    g.o.lockstep = !g.baseline;             /* ... over the same rounds */
     snprintf(g.o.stop, sizeof g.o.stop, "stdrel:max-noise=%g,min-samples=%d,max-time=%g,max-samples=%d",
              g.o.target_rse, g.o.min_samples, g.o.max_time_s, g.o.max_samples);
     char msg[TB_MSG_LEN];

@@ -32,6 +32,9 @@ typedef struct tb_sweep_opts {
     int    no_energy;         /* 1: skip the energy burst */
     double pace;              /* after each sample the worker rests pace x that sample's wall
                                  time (default 0: back to back) */
+    int    lockstep;          /* 1: variants of one library name under two namespaces (a
+                                 gate's base:X and head:X) stop sampling together, so their
+                                 samples cover the same rounds (worker/job.c) */
     char   metrics[512];      /* --metrics: sets (banks, memory, compute, all) or raw names,
                                  comma separated; "" for none */
 } tb_sweep_opts;

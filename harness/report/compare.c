@@ -12,6 +12,7 @@ void tb_compare_opts_default(tb_compare_opts *o)
     o->threshold = 0.02;
     o->conf = 0.95;
     o->iters = 2000;
+    o->paired_control = 1;
 }
 
 void tb_comparison_free(tb_comparison *c)
@@ -79,10 +80,14 @@ static int add_row(tb_comparison *c, const char *variant, const char *shape,
                      "not compared across runs", c->o.control);
             goto counted;
         }
-        rc = tb_verdict_ratio(b->ms, b->n_ms, h->ms, h->n_ms, is_control || !bc ? NULL : bc->ms,
-                              bc ? bc->n_ms : 0, is_control || !hc ? NULL : hc->ms,
-                              hc ? hc->n_ms : 0, c->o.conf, c->o.iters,
-                              tb_verdict_seed(variant, shape), &r->ratio, &r->lo, &r->hi, msg, len);
+        /* paired by round where the samples were interleaved: base and head in one run (a
+         * same-run gate), or each side with its control in its own run */
+        const int ctl = !is_control && bc;
+        const int paired = ctl ? c->o.paired_control : c->o.paired;
+        rc = (paired ? tb_verdict_ratio_paired : tb_verdict_ratio)(
+                 b->ms, b->n_ms, h->ms, h->n_ms, ctl ? bc->ms : NULL, ctl ? bc->n_ms : 0,
+                 ctl ? hc->ms : NULL, ctl ? hc->n_ms : 0, c->o.conf, c->o.iters,
+                 tb_verdict_seed(variant, shape), &r->ratio, &r->lo, &r->hi, msg, len);
         if (rc) return rc;
     }
     r->change = tb_verdict_classify(r->base_state, r->head_state, r->lo, r->hi, c->o.threshold);

@@ -13,6 +13,10 @@ typedef struct tb_compare_opts {
     int    iters;          /* bootstrap resamples (default 2000) */
     char   control[TB_NAME_LEN];   /* a variant measured on both sides whose ratio cancels the
                                       GPU's drift between runs; "" none (same-run A/B) */
+    int    paired;         /* 1: base and head were interleaved in one run, sample i of each
+                              in round i: the verdict pairs them (verdict.h) */
+    int    paired_control; /* 1: each side's control was interleaved with it in its run: each
+                              side's ratio to its control is paired by round (the default) */
 } tb_compare_opts;
 
 void tb_compare_opts_default(tb_compare_opts *o);

@@ -1,5 +1,5 @@
-/* verdict.c - the ratio of medians with its bootstrap interval, and the class of a change
- * (see verdict.h). */
+/* verdict.c - the ratio of medians with its bootstrap interval, unpaired or paired by round,
+ * and the class of a change (see verdict.h). */
 #include "report/verdict.h"
 #include "report/rank.h"
 #include "common/stats.h"
@@ -109,6 +109,58 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
     *lo = r[(size_t)floor(a * (iters - 1))];
     *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
     free(sorted);
+    free(r);
+    free(cnt);
+    return TB_OK;
+}
+
+/* out[i] = x[i] / y[i] for i < n, sorted; its exact median */
+static double ratios_sorted(const double *x, const double *y, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = x[i] / y[i];
+    qsort(out, n, sizeof *out, tb_cmp_double);
+    return n % 2 ? out[n / 2] : 0.5 * (out[n / 2 - 1] + out[n / 2]);
+}
+
+int tb_verdict_ratio_paired(const double *base, size_t nb, const double *head, size_t nh,
+                            const double *bctrl, size_t nbc, const double *hctrl, size_t nhc,
+                            double conf, int iters, uint64_t seed, double *ratio, double *lo,
+                            double *hi, char *msg, size_t len)
+{
+    const int ctrl = bctrl || hctrl;
+    int rc;
+    if ((rc = check_set(base, nb, "base", msg, len)) || (rc = check_set(head, nh, "head", msg, len)))
+        return rc;
+    if (ctrl && ((rc = check_set(bctrl, nbc, "base control", msg, len)) ||
+                 (rc = check_set(hctrl, nhc, "head control", msg, len))))
+        return rc;
+    if (!(conf > 0 && conf < 1) || iters < 10)
+        return tb_fail(msg, len, TB_EUSAGE, "confidence %g or %d resamples out of range", conf, iters);
+    /* the sets of per-round ratios: one (head/base) same-run, two (head/hctrl, base/bctrl) */
+    size_t n0 = ctrl ? (nh < nhc ? nh : nhc) : (nh < nb ? nh : nb);
+    size_t n1 = ctrl ? (nb < nbc ? nb : nbc) : 0;
+    if (n0 > INT32_MAX || n1 > INT32_MAX) return tb_fail(msg, len, TB_EUSAGE, "too many samples");
+    size_t mx = n0 > n1 ? n0 : n1;
+    double *q = malloc((n0 + n1) * sizeof *q), *r = malloc((size_t)iters * sizeof *r);
+    int *cnt = calloc(mx, sizeof *cnt);
+    if (!q || !r || !cnt) {
+        free(q); free(r); free(cnt);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    double m0 = ratios_sorted(head, ctrl ? hctrl : base, n0, q), m1 = 1;
+    if (ctrl) m1 = ratios_sorted(base, bctrl, n1, q + n0);
+    *ratio = m0 / m1;
+    tb_rng r0 = tb_rng_stream(seed, 0), r1 = tb_rng_stream(seed, 1);
+    for (int it = 0; it < iters; it++) {
+        double a = tb_rank_resample_median(q, (int)n0, cnt, &r0);
+        double b = ctrl ? tb_rank_resample_median(q + n0, (int)n1, cnt, &r1) : 1.0;
+        r[it] = a / b;
+    }
+    qsort(r, (size_t)iters, sizeof *r, tb_cmp_double);
+    double a = (1 - conf) / 2;
+    *lo = r[(size_t)floor(a * (iters - 1))];
+    *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
+    free(q);
     free(r);
     free(cnt);
     return TB_OK;

@@ -64,6 +64,21 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
                      double conf, int iters, uint64_t seed, double *ratio, double *lo,
                      double *hi, char *msg, size_t len);
 
+/* The same question asked of samples taken in rounds: sample i of every set was taken in
+ * round i of one interleaved run (A B A B ...), so a change of the GPU's pace during the run
+ * touches sample i of each alike. Same-run (bctrl, hctrl NULL): ratio = the median over the
+ * rounds both sides sampled, i < min(nb, nh), of head[i] / base[i]; its interval from
+ * resampling those rounds. With a control (each side one run, its control interleaved in it):
+ * ratio = median_i(head[i] / hctrl[i]) / median_j(base[j] / bctrl[j]), each side's rounds
+ * resampled independently (the sides are two runs). Pairing cancels what the GPU did between
+ * two rounds; an unpaired statistic over windows of different length does not (a variant
+ * that stopped early sampled a different stretch of the card's power state: docs/method.md,
+ * "Gating"). Arguments, result and errors as tb_verdict_ratio. */
+int tb_verdict_ratio_paired(const double *base, size_t nb, const double *head, size_t nh,
+                            const double *bctrl, size_t nbc, const double *hctrl, size_t nhc,
+                            double conf, int iters, uint64_t seed, double *ratio, double *lo,
+                            double *hi, char *msg, size_t len);
+
 /* A seed for the bootstrap of one (variant, shape): FNV-1a of the two strings, so a row's
  * interval never depends on the other rows. */
 uint64_t tb_verdict_seed(const char *variant, const char *shape);

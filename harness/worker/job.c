@@ -41,6 +41,32 @@ static int cmp_ms(const void *a, const void *b)
     return (mx > my) - (mx < my);
 }
 
+/* Lockstep: a and b are copies of one library name under two namespaces ("base:X", "head:X") */
+static int same_group(const vstate *a, const vstate *b)
+{
+    return a != b && a->jv->bare && b->jv->bare && !strcmp(a->jv->name + a->jv->bare, b->jv->name + b->jv->bare);
+}
+
+/* vs's stopping rule said stop: stop it, or under lockstep keep it sampling until every copy
+ * of its library name still sampling has said stop too, then stop them all in one round, so
+ * that sample i of each was taken in round i (the gate pairs them: report/verdict.h). A copy
+ * stopped otherwise (a lost sample, a full buffer) no longer holds the others. Returns how
+ * many stopped. */
+static int stop_satisfied(const worker *w, vstate **act, int na, vstate *vs)
+{
+    vs->satisfied = 1;
+    if (w->lockstep)
+        for (int k = 0; k < na; k++)
+            if (act[k]->sampling && !act[k]->satisfied && same_group(vs, act[k])) return 0;
+    int stopped = 0;
+    for (int k = 0; k < na; k++)
+        if (act[k]->sampling && (act[k] == vs || (w->lockstep && same_group(vs, act[k])))) {
+            act[k]->sampling = 0;
+            stopped++;
+        }
+    return stopped;
+}
+
 /* Phase B (and D): interleaved rounds over the variants still sampling. */
 static void interleave(worker *w, vstate **act, int na, int confirm_samples)
 {
@@ -74,10 +100,8 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
             /* a stream or graph sample is one launch's share of a batch of vs->reps launches:
              * min-time counts the batch, the GPU time actually spent (issue 28) */
             tb_stop_add_timed(vs->stop, smp.ms, smp.ms * (vs->reps > 1 ? vs->reps : 1));
-            if (tb_stop_done(vs->stop, vs->elapsed_s, vs->stop_why, sizeof vs->stop_why)) {
-                vs->sampling = 0;
-                left--;
-            }
+            if (vs->satisfied || tb_stop_done(vs->stop, vs->elapsed_s, vs->stop_why, sizeof vs->stop_why))
+                left -= stop_satisfied(w, act, na, vs);
         }
     }
     free(order);
@@ -104,6 +128,7 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
     w->profile = (int)tb_json_num(j, "profile", 0);
     w->energy = (int)tb_json_num(j, "energy", 1);
     w->pace = tb_json_num(j, "pace", 0);
+    w->lockstep = (int)tb_json_num(j, "lockstep", 0);
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(j, "variants");
     int n = cJSON_GetArraySize(vs);
     *jvs = calloc((size_t)(n ? n : 1), sizeof **jvs);

@@ -68,6 +68,7 @@ typedef struct worker {
     int profile;         /* --profile: no blocking kernel */
     int energy;          /* measure joules per launch (default 1) */
     double pace;         /* rest pace x each sample's wall time after it (default 0) */
+    int lockstep;        /* 1: one library name's namespaced copies stop sampling together */
     char profiler[128];  /* why the blocking kernel is off, "" when on */
     tb_environment env;
     tb_buffers *sets;    /* graph input sets, allocated on first use */
@@ -89,6 +90,7 @@ typedef struct vstate {
     int ntr;
     int active;          /* validated and being timed */
     int sampling;        /* still taking samples in the current pass */
+    int satisfied;       /* its stopping rule has said stop (lockstep: it waits for its pair) */
     int sent;            /* its result went out */
     char method[8];
     char method_note[160];
