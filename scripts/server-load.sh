@@ -1,55 +1,87 @@
 #!/bin/bash
 # server-load.sh - how many requests a second tilebench-server answers on this machine: the
-# server started on 127.0.0.1 (a free port) with a temporary database, a few submissions
-# loaded (--submissions N, default 3: the gate fixture's three runs of "fixture GPU", taken in
-# turn, each copy under its own idempotency key), then bounded wrk runs against
-#   leaderboard_json  GET /api/v1/leaderboards/square/fixture%20GPU
-#   leaderboard_html  GET /leaderboards/square/fixture%20GPU   (only when it answers 200)
+# server started on 127.0.0.1 (a free port) with a temporary database, a realistic board loaded
+# (--submissions N, default 50, of a recorded sweep, by --submitters K, default 5, each copy's
+# medians and intervals slowed by its own factor from 0 to 10 %, so the ranking has an order and
+# the figures reproduce each other; a faster copy would break the peak of a real H100 sweep,
+# which runs at up to 99 % of it), then bounded wrk runs against
+#   leaderboard_json  GET /api/v1/leaderboards/SET/GPU
+#   leaderboard_html  GET /leaderboards/SET/GPU
 #   submissions       POST /api/v1/submissions, each request its own Idempotency-Key, so each
 #                     one is parsed, checked and stored (the server runs with --rate 1000000)
 # and one machine-readable line per endpoint:
 #   server-load: endpoint=leaderboard_json wrk=-t2,-c16,-d5s requests=N rps=R p50_ms=.. p90_ms=..
 #                p99_ms=.. max_ms=.. non_2xx=N socket_errors=N
-# Loopback only; stops by itself (wrk's -d, then SIGTERM); everything lives in a temporary
-# directory removed on exit.
+# The sweep: --db FILE, default tests/data/h100-small.db (the shipped variants on the H100, on
+# the `gate` set); SET: --set, default gate. Loopback only; stops by itself (wrk's -d, then
+# SIGTERM); everything lives in a temporary directory removed on exit.
 #   scripts/server-load.sh [--duration S] [--threads T] [--connections C] [--submissions N]
+#                          [--submitters K] [--db FILE] [--set NAME] [--server BINARY]
 #                          [--min-read-rps N]
-# --min-read-rps N: exit 1 when leaderboard_json (and leaderboard_html, when measured) answer
-# fewer than N requests a second, or when any request got a non-2xx answer (the CTest
-# server_load uses 1000: issue 18's floor on the CI machine's two cores). Needs wrk (Debian's
-# package; scripts/setup.sh installs it), curl, a build (TB_BUILD, default build/). Exit 0 ok,
+# --server BINARY: measure another build of tilebench-server (an older one, to compare).
+# --min-read-rps N: exit 1 when leaderboard_json or leaderboard_html answer fewer than N
+# requests a second, or when any request got a non-2xx answer (the CTest server_load uses
+# 1000: issue 18's floor on the CI machine's two cores). Needs wrk (Debian's package;
+# scripts/setup.sh installs it), curl, python3, a build (TB_BUILD, default build/). Exit 0 ok,
 # 1 below the floor or errors, 2 usage or environment, 77 no wrk (a CTest skip).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${TB_BUILD:-$src/build}
-duration=5 threads=2 connections=16 floor=0 subs=3
+duration=5 threads=2 connections=16 floor=0 subs=50 submitters=5 sweep=$src/tests/data/h100-small.db set=gate S=
 while [ $# -gt 0 ]; do
     case $1 in
         --duration) duration=$2; shift 2;;
         --threads) threads=$2; shift 2;;
         --connections) connections=$2; shift 2;;
         --submissions) subs=$2; shift 2;;
+        --submitters) submitters=$2; shift 2;;
+        --db) sweep=$2; shift 2;;
+        --set) set=$2; shift 2;;
+        --server) S=$2; shift 2;;
         --min-read-rps) floor=$2; shift 2;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0;;
         *) echo "server-load: error: unknown argument '$1' (see --help)" >&2; exit 2;;
     esac
 done
-for v in "$duration" "$threads" "$connections" "$floor" "$subs"; do
+for v in "$duration" "$threads" "$connections" "$floor" "$subs" "$submitters"; do
     [[ $v =~ ^[0-9]+$ ]] || { echo "server-load: error: '$v' is not a whole number" >&2; exit 2; }
 done
+[ "$submitters" -ge 1 ] && [ "$submitters" -le 100 ] || { echo "server-load: error: --submitters from 1 to 100" >&2; exit 2; }
+[[ $set =~ ^[A-Za-z0-9_-]+$ ]] || { echo "server-load: error: '$set' is not a shape set's name" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "server-load: skipped: no wrk (apt-get install wrk; scripts/setup.sh does)" >&2; exit 77; }
 command -v curl >/dev/null || { echo "server-load: error: no curl" >&2; exit 2; }
-S=$build/bin/tilebench-server
-for f in "$S" "$build/bin/tilebench" "$build/tests/make_gate_fixture"; do
+PY=$(command -v python3) || { echo "server-load: error: no python3" >&2; exit 2; }
+S=${S:-$build/bin/tilebench-server}
+for f in "$S" "$build/bin/tilebench"; do
     [ -x "$f" ] || { echo "server-load: error: no '$f' (build first, or set TB_BUILD)" >&2; exit 2; }
 done
+[ -r "$sweep" ] || { echo "server-load: error: cannot read the sweep '$sweep'" >&2; exit 2; }
 
 tmp=$(mktemp -d); pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
-"$build/tests/make_gate_fixture" g.db >/dev/null || { echo "server-load: error: fixture" >&2; exit 2; }
-for r in 1 2 3; do "$build/bin/tilebench" export --db g.db --run $r --format submission --output run$r.json || exit 2; done
-tok=$("$S" token add load --db s.db) || exit 2
+cp "$sweep" sweep.db && "$build/bin/tilebench" export --db sweep.db --format submission --output doc.json \
+    || { echo "server-load: error: cannot export a submission from '$sweep'" >&2; exit 2; }
+# the copies: copy i's medians and intervals times 1 + ((7 i) mod 11) / 100, its own git_sha
+"$PY" - "$subs" <<'PYEOF' || { echo "server-load: error: cannot make the copies" >&2; exit 2; }
+import json, sys
+d = json.load(open("doc.json"))
+for i in range(1, int(sys.argv[1]) + 1):
+    c = json.loads(json.dumps(d))
+    f = 1 + (7 * i) % 11 / 100
+    c["tilebench"]["git_sha"] = "%040x" % i
+    for r in c["results"]:
+        if r["timing"]:
+            for k in ("median_ms", "median_lo_ms", "median_hi_ms"):
+                r["timing"][k] *= f
+    json.dump(c, open("copy%d.json" % i, "w"))
+open("gpu.txt", "w").write(d["environment"]["gpu_name"])
+PYEOF
+gpu=$(cat gpu.txt)
+gpu_url=$("$PY" -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$gpu")
+for k in $(seq 1 "$submitters"); do
+    tok[$k]=$("$S" token add "load$k" --db s.db) || exit 2
+done
 # setpriv --pdeathsig: the server goes with this script even when it is killed (a CTest timeout)
 guard=(); setpriv --help 2>/dev/null | grep -q pdeathsig && guard=(setpriv --pdeathsig TERM)
 "${guard[@]}" "$S" --port 0 --db s.db --rate 1000000 --shapes-dir "$src/results/shapes" > s.out 2> s.log & pid=$!
@@ -57,13 +89,14 @@ for _ in $(seq 1 100); do grep -q "listening on" s.out 2>/dev/null && break; sle
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] || { echo "server-load: error: the server did not start: $(cat s.log)" >&2; exit 2; }
 U=http://127.0.0.1:$port
+post_tok=${tok[1]}   # the token the submissions endpoint posts with
 
-# the submissions a leaderboard read ranks (every one, on each read: its cost grows with them)
+# the board a leaderboard read ranks
 for i in $(seq 1 "$subs"); do
-    r=$(( (i - 1) % 3 + 1 ))
-    code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $tok" \
-           -H "Idempotency-Key: seed-$i" --data-binary @run$r.json "$U/api/v1/submissions")
-    [ "$code" = 201 ] || { echo "server-load: error: seeding submission $i (run $r) got HTTP $code" >&2; exit 2; }
+    k=$(( (i - 1) % submitters + 1 ))
+    code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer ${tok[$k]}" \
+           --data-binary @copy$i.json "$U/api/v1/submissions")
+    [ "$code" = 201 ] || { echo "server-load: error: seeding submission $i got HTTP $code" >&2; exit 2; }
 done
 
 # one Lua script for every run: the request (from env), and done() printing the line
@@ -99,7 +132,7 @@ LUA
 params="-t$threads -c$connections -d${duration}s"
 bad=0
 measure() {   # measure ENDPOINT METHOD PATH [BODY]
-    LOAD_ENDPOINT=$1 LOAD_METHOD=$2 LOAD_PATH=$3 LOAD_BODY=${4:-} LOAD_TOKEN=$tok LOAD_WRK=${params// /,} \
+    LOAD_ENDPOINT=$1 LOAD_METHOD=$2 LOAD_PATH=$3 LOAD_BODY=${4:-} LOAD_TOKEN=$post_tok LOAD_WRK=${params// /,} \
         wrk $params --timeout 5s --latency -s load.lua "$U$3" > "wrk-$1.txt" 2>&1
     local line; line=$(grep '^server-load: ' "wrk-$1.txt")
     [ -n "$line" ] || { echo "server-load: error: wrk failed on $1: $(tail -3 "wrk-$1.txt")" >&2; bad=1; return; }
@@ -111,16 +144,15 @@ measure() {   # measure ENDPOINT METHOD PATH [BODY]
         echo "server-load: $1: $rps requests/s, below the floor of $floor" >&2; bad=1
     fi
 }
-json=/api/v1/leaderboards/square/fixture%20GPU
+json=/api/v1/leaderboards/$set/$gpu_url
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$U$json")" = 200 ] || { echo "server-load: error: $json does not answer 200" >&2; exit 2; }
 measure leaderboard_json GET "$json"
-html=/leaderboards/square/fixture%20GPU
-code=$(curl -s -o /dev/null -w '%{http_code}' "$U$html")
-if [ "$code" = 200 ]; then measure leaderboard_html GET "$html"
-else echo "server-load: endpoint=leaderboard_html not measured: GET $html answers HTTP $code"; fi
-measure submissions POST /api/v1/submissions "$tmp/run2.json"
+html=/leaderboards/$set/$gpu_url
+[ "$(curl -s -o page.html -w '%{http_code}' "$U$html")" = 200 ] || { echo "server-load: error: $html does not answer 200" >&2; exit 2; }
+measure leaderboard_html GET "$html"
+measure submissions POST /api/v1/submissions "$tmp/copy1.json"
 stored=$(curl -s "$U/api/v1/leaderboards")
-echo "server-load: machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); loopback; $subs submissions seeded; leaderboards after: $stored" | cut -c1-300
+echo "server-load: machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); loopback; board $set on $gpu: $subs submissions by $submitters submitters seeded ($(wc -c < page.html) bytes of page); leaderboards after: $stored" | cut -c1-400
 kill -TERM $pid; wait $pid; rc=$?; pid=
 [ $rc = 0 ] || { echo "server-load: the server exited $rc on SIGTERM" >&2; bad=1; }
 exit $bad

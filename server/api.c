@@ -3,9 +3,12 @@
  * GET /api/v1/submissions/{id}, GET /api/v1/leaderboards. Every answer is JSON; every error a
  * 4xx naming what is wrong; one log line per request. Storage only through store.h. The HTML
  * pages (/, /leaderboards/..., /submissions/...) are rendered by pages.c and sent here by
- * answer_html with their security headers. */
+ * answer_html with their security headers. The leaderboards (JSON and HTML) and the list of
+ * them are kept rendered in the cache (cache.h) until a submission of their GPU model is stored:
+ * post_submission bumps the model's generation after the store took the document. */
 #define _GNU_SOURCE
 #include "api.h"
+#include "cache.h"
 #include "store.h"
 #include "rank.h"
 #include "pages.h"
@@ -119,23 +122,32 @@ static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *m
     return r;
 }
 
-/* Does any result of s lie on a shape of one of the sets? */
-static int on_some_set(const tbs_sets *sets, const tb_submission *s)
+/* Is every result of s on a shape of one of the sets (issue 18: "any shape outside the set" is
+ * refused)? 0, or -1 with msg naming the first result that is not, by its index, variant and
+ * shape, and the sets loaded. A submission without results has nothing to rank: -1 too. */
+static int on_the_sets(const tbs_sets *sets, const tb_submission *s, char *msg, size_t len)
 {
-    for (size_t i = 0; i < s->n; i++)
-        for (size_t k = 0; k < sets->n; k++)
-            for (size_t j = 0; j < sets->v[k].n; j++) {
+    if (!s->n) { snprintf(msg, len, "results: no result, so nothing to rank"); return -1; }
+    for (size_t i = 0; i < s->n; i++) {
+        const tb_sub_result *r = &s->r[i];
+        int on = 0;
+        for (size_t k = 0; !on && k < sets->n; k++)
+            for (size_t j = 0; !on && j < sets->v[k].n; j++) {
                 const tbs_shape *sh = &sets->v[k].s[j];
-                if (s->r[i].m == sh->m && s->r[i].n == sh->n && s->r[i].k == sh->k && s->r[i].batch == sh->batch)
-                    return 1;
+                on = r->m == sh->m && r->n == sh->n && r->k == sh->k && r->batch == sh->batch;
             }
+        if (on) continue;
+        char names[512] = "";
+        for (size_t k = 0, at = 0; k < sets->n && at < sizeof names; k++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "", sets->v[k].name);
+        char batch[32] = "";
+        if (r->batch != 1) snprintf(batch, sizeof batch, "x%lld", (long long)r->batch);
+        snprintf(msg, len, "results[%zu] (variant %s, shape %lldx%lldx%lld%s): the shape is on no leaderboard set (%s)",
+                 i, r->name, (long long)r->m, (long long)r->n, (long long)r->k, batch, names);
+        return -1;
+    }
     return 0;
 }
-
-/* Submissions are written one at a time: the store's SQLite connection is shared by every
- * thread, and its "last insert id" and "rows changed" are the connection's, not the
- * statement's, so two inserts interleaved could each read the other's id. */
-static pthread_mutex_t put_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* counts, in *(int *)cls, the headers that frame a body */
 static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -179,12 +191,13 @@ static unsigned int post_headers(tbs_api *a, struct MHD_Connection *c, const cha
 }
 
 /* The whole body has arrived (its headers passed post_headers): parse it strictly (400 naming
- * the field; 422 for a document of the right grammar that breaks a rule beyond it, or a figure
- * above the GPU's peak, or no result on a leaderboard's shape), then store it whole under its
- * idempotency key (the header, else the body's SHA-256): 201 with the new id; the same key with
- * the same body again 200 with the first id, and with another body 422 (the key names another
- * submission; draft-ietf-httpapi-idempotency-key-header, section 2.7). Nothing is written
- * unless the answer is 201. */
+ * the field; 422 for a document of the right grammar that breaks a rule beyond it, a result on
+ * a shape of no leaderboard set, a GPU whose peak is unknown, or a figure above that peak),
+ * then store it whole under its idempotency key (the header, else the body's SHA-256): 201
+ * with the new id; the same key with the same body again 200 with the first id, and with
+ * another body 422 (the key names another submission; draft-ietf-httpapi-idempotency-key-
+ * header, section 2.7). Nothing is written unless the answer is 201; a 201 makes the cached
+ * boards of the document's GPU model stale. */
 static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, const char *url, req *q)
 {
     const char *m = "POST";
@@ -194,22 +207,18 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     int rule = 0;
     if (tb_submission_parse_rules(q->body ? q->body : "", q->n, &s, &rule, msg, sizeof msg))
         return error(a, c, m, url, rule ? 422 : 400, msg);
-    if (tb_submission_plausible(&s, msg, sizeof msg)) {
+    if ((a->sets && a->sets->n && on_the_sets(a->sets, &s, msg, sizeof msg)) ||
+        tb_submission_plausible(&s, a->allow_unknown_gpu, msg, sizeof msg)) {
         tb_submission_free(&s);
         return error(a, c, m, url, 422, msg);
-    }
-    if (a->sets && a->sets->n && !on_some_set(a->sets, &s)) {
-        tb_submission_free(&s);
-        return error(a, c, m, url, 422, "no result is on a shape of any leaderboard set");
     }
     const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
     char own[65];
     if (!key) { tb_sha256_hex(q->body, q->n, NULL, 0, own); key = own; }
     int64_t id = 0;
     int existed = 0;
-    pthread_mutex_lock(&put_lock);
     int rc = tbs_submission_put(a->store, q->token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);
-    pthread_mutex_unlock(&put_lock);
+    if (!rc && !existed && a->cache) tbs_cache_bump(a->cache, s.gpu_name);   /* after the store has it */
     tb_submission_free(&s);
     if (rc) return error(a, c, m, url, 500, msg);
     if (existed) {   /* a replay: of this very document, or a key reused for another one? */
@@ -227,10 +236,39 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     return answer(a, c, m, url, existed ? 200 : 201, out);
 }
 
+/* Is the answer to url kept in the cache, and whose submissions does it read? 1 for a board,
+ * /leaderboards/SET/GPU or /api/v1/leaderboards/SET/GPU (*gpu: the model in url), and for the
+ * list of boards, / or /leaderboards[/] (*gpu NULL: every model's); 0 for anything else. */
+static int cached_route(const char *url, const char **gpu)
+{
+    *gpu = NULL;
+    if (!strcmp(url, "/") || !strcmp(url, "/leaderboards") || !strcmp(url, "/leaderboards/")) return 1;
+    const char *rest = !strncmp(url, "/leaderboards/", 14) ? url + 14
+                     : !strncmp(url, "/api/v1/leaderboards/", 21) ? url + 21 : NULL;
+    const char *slash = rest ? strchr(rest, '/') : NULL;
+    if (!slash || slash == rest || !slash[1]) return 0;
+    *gpu = slash + 1;
+    return 1;
+}
+
 static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url)
 {
     char msg[TB_MSG_LEN];
-    if (tbs_pages_route(url)) {   /* an HTML page; url arrives %-decoded */
+    const char *gpu = NULL;
+    int keep = a->cache && cached_route(url, &gpu);
+    uint64_t gen = keep ? tbs_cache_generation(a->cache, gpu) : 0;   /* before the store is read */
+    int page = tbs_pages_route(url);
+    if (keep) {
+        size_t n = 0;
+        char *t = tbs_cache_get(a->cache, url, gpu, &n);
+        if (t && page) return answer_html(a, c, url, 200, t);
+        if (t) {
+            enum MHD_Result r = answer(a, c, "GET", url, 200, t);
+            free(t);
+            return r;
+        }
+    }
+    if (page) {   /* an HTML page; url arrives %-decoded */
         static const tbs_sets none = { NULL, 0 };
         unsigned status = 200;
         char *html = NULL;
@@ -238,6 +276,7 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
             status = 500;
             html = tbs_page_error(500, msg);
         }
+        if (keep && status == 200 && html) tbs_cache_put(a->cache, url, gpu, gen, html, strlen(html));
         return answer_html(a, c, url, status, html);
     }
     if (!strcmp(url, "/api/v1/leaderboards")) {
@@ -258,6 +297,7 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
         if (!st) return error(a, c, "GET", url, 404, "no such shape set");
         char *j = NULL;
         if (tbs_rank_json(a->store, st, slash + 1, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        if (keep && strcmp(j, "[]")) tbs_cache_put(a->cache, url, gpu, gen, j, strlen(j));   /* not a model without a board */
         enum MHD_Result r = answer(a, c, "GET", url, 200, j);
         cJSON_free(j);
         return r;

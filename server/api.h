@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <microhttpd.h>
+#include "cache.h"
 #include "store.h"
 #include "sets.h"
 
@@ -17,6 +18,9 @@ typedef struct tbs_api {
                              size refilled continuously); more get 429 */
     double body_timeout_s;/* a request body not complete this long after its headers is cut
                              (the connection closed); 0: no limit */
+    tbs_cache *cache;     /* the rendered leaderboards, or NULL: every read ranks again */
+    int allow_unknown_gpu;/* 1: a GPU whose peak is unknown is taken with its rates unchecked
+                             (--allow-unknown-gpu); 0: refused (422) */
 } tbs_api;
 
 /* SHA-256 of a token, hex: what the store keeps instead of the token. */

@@ -1,6 +1,6 @@
 /* main.c - tilebench-server: a community leaderboard of tilebench submissions on one machine
  * (libmicrohttpd, SQLite). `tilebench-server [--address A] [--port P] [--db FILE]` serves the
- * JSON API until SIGTERM or SIGINT (it finishes the requests in flight, then exits 0);
+ * JSON API and the pages until SIGTERM or SIGINT (it finishes the requests in flight, then exits 0);
  * `tilebench-server token add|list|revoke NAME [--db FILE]` manages the bearer tokens, stored
  * hashed (the new token is printed once, by add). docs/server.md. */
 #define _GNU_SOURCE
@@ -27,13 +27,15 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES] [--rate R]\n"
         "                        [--idle-timeout S] [--body-timeout S] [--shapes-dir D]\n"
+        "                        [--allow-unknown-gpu]\n"
         "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
         "\n"
         "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
         "GET /api/v1/submissions/{id}, GET /api/v1/leaderboards, GET /api/v1/leaderboards/SET/GPU\n"
-        "(the GPU model's submissions ranked on a shape set). Listens on 127.0.0.1:8080 by\n"
-        "default; one log line per request on stderr; SIGTERM or SIGINT stops it after the\n"
-        "requests in flight. Tokens are stored hashed: `token add NAME` prints the new token once.\n"
+        "(the GPU model's submissions ranked on a shape set), and the same as HTML pages from /.\n"
+        "Listens on 127.0.0.1:8080 by default; one log line per request on stderr; SIGTERM or\n"
+        "SIGINT stops it after the requests in flight. Tokens are stored hashed: `token add NAME`\n"
+        "prints the new token once.\n"
         "\n"
         "  --address A     IPv4 address to listen on (default 127.0.0.1)\n"
         "  --port P        TCP port (default 8080; 0 picks a free one, printed on stdout)\n"
@@ -44,7 +46,10 @@ static void usage(FILE *f)
         "  --body-timeout S  a request body not complete S seconds after its headers is cut\n"
         "                  (the connection closed; default 60; 0: no limit)\n"
         "  --shapes-dir D  the shape sets leaderboards rank on (NAME.txt files; default: the\n"
-        "                  installed share/tilebench/shapes)\n");
+        "                  installed share/tilebench/shapes)\n"
+        "  --allow-unknown-gpu  take submissions from a GPU whose peak this server does not know\n"
+        "                  (a compute capability outside its table, or no SM count) with their\n"
+        "                  rates unchecked; without it they get 422\n");
 }
 
 static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
@@ -111,14 +116,15 @@ int main(int argc, char **argv)
         { "db", required_argument, 0, 'd' }, { "max-body", required_argument, 0, 'm' },
         { "rate", required_argument, 0, 'r' }, { "shapes-dir", required_argument, 0, 's' },
         { "idle-timeout", required_argument, 0, 'i' }, { "body-timeout", required_argument, 0, 'b' },
-        { "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
+        { "allow-unknown-gpu", no_argument, 0, 'u' }, { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
     const char *address = "127.0.0.1", *db = DEFAULT_DB;
     long port = 8080;
     long long max_body = TB_SUB_MAX_BYTES;
     double rate = 30;
     long idle_timeout = 10, body_timeout = 60;
     const char *shapes_dir = NULL;
-    int c;
+    int c, allow_unknown_gpu = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         char *end = NULL;
@@ -135,6 +141,7 @@ int main(int argc, char **argv)
                   if (!end || *end || !(rate >= 0 && rate <= 1e6)) { fprintf(stderr, "tilebench-server: error: invalid --rate '%s'\n", optarg); return 2; }
                   break;
         case 's': shapes_dir = optarg; break;
+        case 'u': allow_unknown_gpu = 1; break;
         case 'i': case 'b': {
             long v = strtol(optarg, &end, 10);
             if (!end || *end || v < (c == 'i' ? 1 : 0) || v > 3600) {
@@ -174,8 +181,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "tilebench-server: warning: %s: no leaderboards by shape set\n", msg);
         memset(&sets, 0, sizeof sets);
     }
-    tbs_api api = { NULL, (size_t)max_body, stderr, &sets, rate, (double)body_timeout };
-    if (tbs_store_open(db, &api.store, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
+    tbs_api api = { .max_body = (size_t)max_body, .log = stderr, .sets = &sets, .rate_per_min = rate,
+                    .body_timeout_s = (double)body_timeout, .allow_unknown_gpu = allow_unknown_gpu };
+    if (!(api.cache = tbs_cache_new())) { fprintf(stderr, "tilebench-server: error: out of memory\n"); return 2; }
+    if (tbs_store_open(db, &api.store, msg, sizeof msg)) {
+        fprintf(stderr, "tilebench-server: error: %s\n", msg);
+        tbs_cache_free(api.cache);
+        return 2;
+    }
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
         0, NULL, NULL, tbs_api_handle, &api,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
@@ -185,7 +198,7 @@ int main(int argc, char **argv)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)idle_timeout,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
         MHD_OPTION_END);
-    if (!d) { tbs_store_close(api.store); fprintf(stderr, "tilebench-server: error: cannot listen on %s:%ld\n", address, port); return 2; }
+    if (!d) { tbs_store_close(api.store); tbs_cache_free(api.cache); fprintf(stderr, "tilebench-server: error: cannot listen on %s:%ld\n", address, port); return 2; }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("listening on %s:%u\n", address, info ? info->port : (unsigned)port);
     fflush(stdout);
@@ -198,6 +211,7 @@ int main(int argc, char **argv)
     while (!stop) pause();
     MHD_stop_daemon(d);   /* waits for the requests in flight */
     tbs_store_close(api.store);
+    tbs_cache_free(api.cache);
     tbs_sets_free(&sets);
     fprintf(stderr, "tilebench-server: stopped\n");
     return 0;

@@ -1,7 +1,16 @@
 /* store.h - the server's storage seam: tokens and submissions, behind one interface so that the
  * SQLite file (store_sqlite.c, one machine) and, later, PostgreSQL (issue 30) are two engines
  * of it. The HTTP handlers include this header, never sqlite3.h or libpq-fe.h. Every function
- * returns 0 or -1 with msg filled; a submission is stored whole or not at all. */
+ * returns 0 or -1 with msg filled; a submission is stored whole or not at all.
+ *
+ * Thread safety, the contract every engine keeps: the server runs a thread per connection, and
+ * any function below but open and close may be called by any thread at any time on one
+ * tbs_store, each call at the same time as any other. What a call returns (an id, whether a key
+ * existed, a count, msg) is that call's own, never another thread's: an engine must not read
+ * back per-connection state a concurrent call may have changed (SQLite's last insert id, its
+ * rows changed, its last error message on a shared connection). A walk's callback (fn) runs on
+ * the calling thread and may call the store again. Reads see every write that returned before
+ * they began. tbs_store_close is called once, after every other call has returned. */
 #ifndef TBS_STORE_H
 #define TBS_STORE_H
 #include <stddef.h>
@@ -9,6 +18,8 @@
 
 typedef struct tbs_store tbs_store;
 
+/* Open (creating and migrating when needed) the store at path: a file (each connection of the
+ * SQLite engine opens it again, so ":memory:" would give each its own empty database). */
 int tbs_store_open(const char *path, tbs_store **out, char *msg, size_t len);
 void tbs_store_close(tbs_store *s);
 

@@ -1,8 +1,11 @@
 #!/bin/bash
 # server_cli.sh - tilebench-server started by its own binary on 127.0.0.1 (a free port), with
 # the real client: a token added (stored hashed), a run submitted with `tilebench submit` and
-# read back through the API, a replay answered with the same id, and bad requests each given
-# the right 4xx while the server stays up; SIGTERM stops it cleanly. No GPU needed.
+# read back through the API, a replay answered with the same id, a board read before and after
+# a new submission (the cached board is dropped), and bad requests each given the right 4xx
+# while the server stays up; SIGTERM stops it cleanly. No GPU needed. The fixture's GPU reports
+# no SM count, so its peak is unknown: this server runs with --allow-unknown-gpu (5.x: without
+# it, such a GPU is refused).
 # Environment (set by CTest): TB, TB_BUILD, TB_SRC.
 set -u
 pass=0; fail=0
@@ -15,7 +18,7 @@ cd "$tmp"
 "$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL server-0: fixture"; exit 1; }
 tok=$("$S" token add alice --db s.db) && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
 ! grep -q "$tok" s.db && ok server-1.2 || bad server-1.2 "the token is stored in clear"
-"$S" --port 0 --db s.db --max-body 200000 --rate 10 --shapes-dir "$TB_SRC/results/shapes" > s.out 2> s.log & pid=$!
+"$S" --port 0 --db s.db --max-body 200000 --rate 10 --shapes-dir "$TB_SRC/results/shapes" --allow-unknown-gpu > s.out 2> s.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] && ok server-1.3 || bad server-1.3 "did not start: $(cat s.log)"
@@ -29,8 +32,18 @@ grep -q "submission 1 " <<<"$out" && [ "$(req "$U/api/v1/leaderboards")" = 200 ]
     && ok server-2.2 || bad server-2.2 "a replay counted twice: $out $(cat body)"
 [ "$(req "$U/api/v1/submissions/1")" = 200 ] && "$TB_BUILD/tests/parse_submission" body | grep -q "^ok 12 results" \
     && ok server-2.3 || bad server-2.3 "the stored document does not read back"
+# the board is read (and cached) with one submission; a second one of the same GPU model drops
+# it: the JSON and the HTML boards then show two
+[ "$(req "$U/api/v1/leaderboards/square/fixture%20GPU")" = 200 ] && grep -q '"submission":1' body && ! grep -q '"submission":2' body \
+    && [ "$(req "$U/leaderboards/square/fixture%20GPU")" = 200 ] && [ "$(grep -c '<tr class="entry">' body)" = 1 ] \
+    && [ "$(req "$U/api/v1/leaderboards/square/fixture%20GPU")" = 200 ] && [ "$(req "$U/")" = 200 ] && grep -q '<td class="n">1</td>' body \
+    && ok server-2.4a || bad server-2.4a "the board of one: $(head -c 300 body)"
 TILEBENCH_TOKEN=$tok "$TB" submit --server "$U" --db g.db --run 3 >/dev/null 2>&1 && [ "$(req "$U/api/v1/submissions/2")" = 200 ] \
     && ok server-2.4 || bad server-2.4 "a second run"
+[ "$(req "$U/api/v1/leaderboards/square/fixture%20GPU")" = 200 ] && grep -q '"submission":2' body \
+    && [ "$(req "$U/leaderboards/square/fixture%20GPU")" = 200 ] && [ "$(grep -c '<tr class="entry">' body)" = 2 ] \
+    && [ "$(req "$U/")" = 200 ] && grep -q '<td class="n">2</td>' body \
+    && ok server-2.4b || bad server-2.4b "a stale board after a new submission: $(head -c 300 body)"
 
 # the ranking: the fixture GPU's submissions on the square set, by the geometric mean of their
 # best validated rate per shape, recomputed here from the stored documents
@@ -79,7 +92,13 @@ grep -q 'results\[1\]: .* TFLOP/s (from its shape and median) is above the GPU' 
 for r in d["results"]: r["shape"].update(m=3, n=5, k=7)
 open("offset.json","w").write(json.dumps(d))'
 check server-3.4e 422 -X POST -H "Authorization: Bearer $tok" --data-binary @offset.json "$U/api/v1/submissions"
-grep -q "no result is on a shape of any leaderboard set" body || bad server-3.4f "$(cat body)"
+grep -q 'results\[0\] (variant [^,]*, shape 3x5x7): the shape is on no leaderboard set (.*square' body || bad server-3.4f "$(cat body)"
+# one result off the sets among good ones: refused too, naming that one (index, variant, shape)
+/usr/bin/python3 -c 'import json; d=json.load(open("good.json")); d["results"][5]["shape"].update(k=4095)
+open("offset1.json","w").write(json.dumps(d)); print(d["results"][5]["variant"]["name"], d["results"][5]["shape"]["m"])' > off.txt
+check server-3.4g 422 -X POST -H "Authorization: Bearer $tok" --data-binary @offset1.json "$U/api/v1/submissions"
+read -r offvar offm < off.txt
+grep -qF "results[5] (variant $offvar, shape ${offm}x${offm}x4095): the shape is on no leaderboard set" body || bad server-3.4h "$(cat body)"
 check server-3.5 413 -X POST -H "Authorization: Bearer $tok" --data-binary @big.txt "$U/api/v1/submissions"
 check server-3.6 400 "$U/api/v1/submissions/..%2F..%2Fetc%2Fpasswd"
 check server-3.7 404 "$U/api/v1/submissions/999"
@@ -100,5 +119,23 @@ codes=""; for i in $(seq 1 14); do codes="$codes $(req -X POST -H "Authorization
 
 kill -TERM $pid; wait $pid; rc=$?; pid=
 [ $rc = 0 ] && grep -q "stopped" s.log && ok server-4.1 || bad server-4.1 "SIGTERM: exit $rc"
+
+# without --allow-unknown-gpu (the default) the fixture's GPU, whose peak is unknown (no SM
+# count), is refused; the same document as a 132-SM sm_90 (an H100) is taken
+"$S" --port 0 --db u.db --rate 0 --shapes-dir "$TB_SRC/results/shapes" > u.out 2> u.log & pid=$!
+for i in $(seq 1 50); do grep -q "listening on" u.out 2>/dev/null && break; sleep 0.1; done
+U="http://127.0.0.1:$(sed -n 's/^listening on 127.0.0.1://p' u.out)"
+tok3=$("$S" token add carol --db u.db)
+check server-5.1 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @good.json "$U/api/v1/submissions"
+grep -q "no known peak for GPU 'fixture GPU' (compute capability 9.0, 0 SMs)" body || bad server-5.1b "$(cat body)"
+/usr/bin/python3 -c 'import json; d=json.load(open("good.json")); d["environment"].update(sm_count=132)
+open("h100.json","w").write(json.dumps(d)); d["environment"].update(compute_capability="10.0"); open("cc10.json","w").write(json.dumps(d))
+d["environment"].update(compute_capability="9.0", sm_count=1000); open("sm1000.json","w").write(json.dumps(d))'
+check server-5.2 201 -X POST -H "Authorization: Bearer $tok3" --data-binary @h100.json "$U/api/v1/submissions"
+check server-5.3 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @cc10.json "$U/api/v1/submissions"
+grep -q "no known peak for GPU 'fixture GPU' (compute capability 10.0, 132 SMs)" body || bad server-5.3b "$(cat body)"
+check server-5.4 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @sm1000.json "$U/api/v1/submissions"
+grep -q "environment.sm_count: 1000 SMs, more than any GPU of compute capability 9.0 has (144)" body || bad server-5.4b "$(cat body)"
+kill -TERM $pid; wait $pid; pid=
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -128,6 +128,9 @@ def http(port, method, path, body=None, headers=(), raw=None, timeout=5.0, trick
 sh(os.path.join(BUILD, "tests", "make_gate_fixture"), "g.db")
 sh(TB, "export", "--db", "g.db", "--run", "2", "--format", "submission", "--output", "good.json")
 GOOD = json.load(open("good.json"))
+# the fixture's GPU reports no SM count, so its peak is unknown and a server (without
+# --allow-unknown-gpu, as this one runs) refuses it: make it an H100 SXM, 132 SMs of sm_90
+GOOD["environment"].update(compute_capability="9.0", sm_count=132)
 TIMED = [i for i, r in enumerate(GOOD["results"]) if r["timing"] is not None]
 UNTIMED = [i for i, r in enumerate(GOOD["results"]) if r["timing"] is None]
 DB = "s.db"
@@ -384,14 +387,43 @@ d = fresh(); del timed(d, 0)["validation"]
 post("rule-3.6 no validation member at all (grammar)", enc(d), 400)
 d = fresh(); timed(d, 0)["validation"] = None
 post("rule-3.7 validation null (grammar)", enc(d), 400)
+def names_row(i, d):   # check(): the 422 names result i by its index, variant and shape
+    r = d["results"][i]
+    sh = r["shape"]
+    want = "results[%d] (variant %s, shape %dx%dx%d%s): the shape is on no leaderboard set" % (
+        i, r["variant"]["name"], sh["m"], sh["n"], sh["k"], "" if sh["batch"] == 1 else "x%d" % sh["batch"])
+    return lambda st, b: None if want in json.loads(b)["error"] else f"want {want!r}"
 for what, upd in (("3x5x7", dict(m=3, n=5, k=7)), ("2^20 cubed", dict(m=2 ** 20, n=2 ** 20, k=2 ** 20)),
                   ("batch 2", dict(batch=2)), ("4096x4096x4095", dict(k=4095))):
     d = fresh()
     for r in d["results"]:
         r["shape"].update(upd)
-    post(f"rule-4 every shape {what}: on no set", enc(d), 422)
+    post(f"rule-4.1 every shape {what}: on no set", enc(d), 422, check=names_row(0, d))
+for i in sorted({0, TIMED[-1], UNTIMED[0], len(GOOD["results"]) - 1}):   # one row off the sets among good ones
+    for what, upd in (("k 4095", dict(k=4095)), ("batch 3", dict(batch=3)), ("m 4097", dict(m=4097))):
+        d = fresh(); d["results"][i]["shape"].update(upd)
+        post(f"rule-4.2 results[{i}] alone {what}: on no set", enc(d), 422, check=names_row(i, d))
 d = fresh(); d["results"] = []
-post("rule-4 no results at all", enc(d), 422)
+post("rule-4.3 no results at all", enc(d), 422)
+# the peak check cannot be dodged: a GPU whose peak is unknown (no SM count, a generation the
+# table lacks) is refused, and a known generation cannot claim more SMs or a higher clock than
+# any GPU of it has (each raises its own ceiling)
+for what, env in (("sm_count 0", dict(sm_count=0)), ("compute capability 10.0", dict(compute_capability="10.0")),
+                  ("compute capability 7.5", dict(compute_capability="7.5")), ("0.0", dict(compute_capability="0.0")),
+                  ("999999.999999", dict(compute_capability="999999.999999"))):
+    d = fresh(); d["environment"].update(env)
+    post(f"rule-5.1 {what}: no known peak", enc(d), 422,
+         check=lambda st, b: None if "no known peak for GPU 'fixture GPU'" in json.loads(b)["error"] else "reason")
+for n in (145, 1000, 10000):
+    d = fresh(); d["environment"]["sm_count"] = n
+    post(f"rule-5.2 {n} SMs of sm_90", enc(d), 422)
+d = fresh(); d["environment"].update(compute_capability="8.7", sm_count=17)
+post("rule-5.2 17 SMs of sm_87", enc(d), 422)
+for mhz in (2101, 5000, 99999):
+    d = fresh(); timed(d, 0)["timing"]["sm_clock_mhz"] = mhz
+    post(f"rule-5.3 an sm_90 at {mhz} MHz", enc(d), 422)
+d = fresh(); d["environment"]["sm_count"] = 144; timed(d, 0)["timing"]["sm_clock_mhz"] = 2100
+post("rule-5.4 the full die at the top clock: fine", enc(d), 201, added=1, json_error=False)
 batch_done("server rules")
 
 # --- 6. strings: SQL, HTML, NUL, control characters, overlong, not UTF-8 ----------------------
@@ -564,6 +596,23 @@ for st, _, b, sent in race:   # the id each was answered names the very document
         right += st == 200 and json.loads(doc)["tilebench"]["git_sha"] == json.loads(sent)["tilebench"]["git_sha"]
 note(len(ids) == 64 and right == 64 and rows()[0] == before[0] + 64, "idem-4.2 64 documents at once: 64 ids, each its own",
      f"{len(ids)} distinct ids, {right} of 64 name the document sent")
+# the cached boards under concurrent submissions: read (and cached) first, then 16 submissions
+# beside 32 reads of the JSON and HTML boards; afterwards both hold every stored submission
+BOARD = "/api/v1/leaderboards/square/fixture%20GPU"
+def board_sizes():
+    st1, _, j = http(P, "GET", BOARD)
+    st2, _, h = http(P, "GET", "/leaderboards/square/fixture%20GPU")
+    n = db.execute("SELECT count(*) FROM submissions WHERE gpu_name = 'fixture GPU'").fetchone()[0]
+    return (st1, st2), len(json.loads(j)) if st1 == 200 else None, h.count(b'<tr class="entry">'), n
+board_sizes()
+race.clear()
+ts = [threading.Thread(target=send, args=(enc(fresh()), AUTH)) for _ in range(16)]
+ts += [threading.Thread(target=lambda p=p: http(P, "GET", p)) for _ in range(16)
+       for p in (BOARD, "/leaderboards/square/fixture%20GPU")]
+[t.start() for t in ts]; [t.join() for t in ts]
+sts, nj, nh, n = board_sizes()
+note(sts == (200, 200) and nj == nh == n and sorted(r[0] for r in race) == [201] * 16, "cache-1.1 the boards after concurrent submissions",
+     f"HTTP {sts}, {nj} JSON entries, {nh} HTML entries, {n} stored")
 batch_done("idempotency")
 
 # --- 9. paths and ids ------------------------------------------------------------------------
@@ -624,6 +673,28 @@ st, _, b = http(srv2.port, "POST", "/api/v1/submissions", enc(fresh()), [("Autho
 note(st == 429 and db2.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0, "rate-1.8 a good document beyond the rate",
      f"HTTP {st}")
 note(srv2.stop() == 0, "rate-1.9 SIGTERM stops it", "")
+
+# --- 13. --allow-unknown-gpu: a GPU whose peak is unknown is taken unchecked; the bounds of a --
+# known generation still hold
+tok3 = sh(SERVER, "token", "add", "frank", "--db", "u.db").strip()
+srv3 = Server("u.db", "--rate", "0", "--allow-unknown-gpu")
+db3 = sqlite3.connect("file:u.db?mode=ro", uri=True, timeout=10)
+A3 = [("Authorization", "Bearer " + tok3)]
+for what, env, want in (("sm_count 0", dict(sm_count=0), 201), ("compute capability 10.0", dict(compute_capability="10.0"), 201),
+                        ("200 SMs of sm_90", dict(sm_count=200), 422)):
+    d = fresh(); d["environment"].update(env)
+    n0 = db3.execute("SELECT count(*) FROM submissions").fetchone()[0]
+    st, _, b = http(srv3.port, "POST", "/api/v1/submissions", enc(d), A3)
+    n1 = db3.execute("SELECT count(*) FROM submissions").fetchone()[0]
+    note(st == want and n1 == n0 + (want == 201), f"unknown-1 {what} with --allow-unknown-gpu", f"HTTP {st}, want {want} [{b[:160]!r}]")
+d = fresh(); d["environment"]["sm_count"] = 0; timed(d, 0)["timing"]["sm_clock_mhz"] = None
+st, _, b = http(srv3.port, "POST", "/api/v1/submissions", enc(d), A3)
+note(st == 422, "unknown-2 a timed result without its clock, still", f"HTTP {st} {b[:160]!r}")
+d = fresh(); d["environment"]["sm_count"] = 0; timed(d, 0)["timing"]["sm_clock_mhz"] = 5000
+st, _, b = http(srv3.port, "POST", "/api/v1/submissions", enc(d), A3)
+note(st == 422 and b"above what any GPU of compute capability 9.0 runs at" in b, "unknown-3 an sm_90 at 5000 MHz, still",
+     f"HTTP {st} {b[:160]!r}")
+note(srv3.stop() == 0, "unknown-4 SIGTERM stops it", "")
 
 # --- the slow ones, then a good submission, then SIGTERM --------------------------------------
 for t in threads:

@@ -478,13 +478,43 @@ int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, 
     return parse(text, len, out, rule, msg, msglen);
 }
 
-int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen)
+/* The most SMs and the highest SM clock of any GPU of a generation: the full die, and the
+ * highest boost clock shipped with a margin for factory-overclocked boards. The peak a figure is
+ * checked against grows with both, and both come from the document: a claim beyond these would
+ * raise its own ceiling. Only generations common/peak.h knows are listed. */
+static const struct { int major, minor, max_sms, max_mhz; } generation[] = {
+    { 9, 0, 144, 2100 },   /* GH100: 144 SMs on the full die (H100 SXM and H200: 132); boost 1980 MHz */
+    { 8, 0, 128, 1600 },   /* GA100: 128 (A100: 108); boost 1410 MHz */
+    { 8, 6,  84, 2300 },   /* GA102: 84 (RTX 3090 Ti, A40); boost 1860 MHz, more on overclocked boards */
+    { 8, 7,  16, 1500 },   /* GA10B (Jetson AGX Orin): 16; 1300 MHz */
+    { 8, 9, 144, 3300 },   /* AD102: 144 (L40S: 142, RTX 4090: 128); boost 2520 MHz, ~3 GHz overclocked */
+};
+
+int tb_submission_plausible(const tb_submission *s, int allow_unknown, char *msg, size_t msglen)
 {
     /* MAJOR.MINOR (checked by the parser), each clamped: a 15-digit number must not overflow */
     char *dot = NULL;
     long major = strtol(s->compute_capability, &dot, 10), minor = dot && *dot == '.' ? strtol(dot + 1, NULL, 10) : 0;
     if (major < 0 || major > 1000 || minor < 0 || minor > 1000) major = minor = 0;
     double fpc = tb_peak_flop_per_clk_sm((int)major, (int)minor);
+    int max_sms = 0, max_mhz = 0;
+    for (size_t g = 0; g < sizeof generation / sizeof generation[0]; g++)
+        if (generation[g].major == major && generation[g].minor == minor) {
+            max_sms = generation[g].max_sms;
+            max_mhz = generation[g].max_mhz;
+        }
+    int known = fpc > 0 && max_sms > 0;
+    if (known && s->sm_count > max_sms) {
+        snprintf(msg, msglen, "environment.sm_count: %lld SMs, more than any GPU of compute capability %s has (%d)",
+                 (long long)s->sm_count, s->compute_capability, max_sms);
+        return -1;
+    }
+    int check = known && s->sm_count > 0;
+    if (!check && !allow_unknown) {
+        snprintf(msg, msglen, "no known peak for GPU '%s' (compute capability %s, %lld SMs): its rates cannot be "
+                 "checked", s->gpu_name, s->compute_capability, (long long)s->sm_count);
+        return -1;
+    }
     for (size_t i = 0; i < s->n; i++) {
         const tb_sub_result *r = &s->r[i];
         if (!r->timed) continue;
@@ -492,7 +522,12 @@ int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen)
             snprintf(msg, msglen, "results[%zu]: a timed result without its SM clock", i);
             return -1;
         }
-        if (!fpc || s->sm_count <= 0) continue;
+        if (known && r->clock_mhz > max_mhz) {
+            snprintf(msg, msglen, "results[%zu]: an SM clock of %.0f MHz, above what any GPU of compute capability %s "
+                     "runs at (%d MHz)", i, r->clock_mhz, s->compute_capability, max_mhz);
+            return -1;
+        }
+        if (!check) continue;
         double tflops = 2.0 * (double)r->m * (double)r->n * (double)r->k * (double)r->batch /
                         (r->median_ms * 1e-3) / 1e12;
         double peak = fpc * (double)s->sm_count * r->clock_mhz * 1e6 / 1e12;

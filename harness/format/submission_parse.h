@@ -50,8 +50,12 @@ void tb_submission_free(tb_submission *s);
 /* What a leaderboard checks beyond the grammar: no timed result whose rate, recomputed from
  * its shape and median (2*m*n*k*batch / median; a client's rate is never trusted), is above
  * the GPU's dense BF16 peak at the SM clock the result itself reports (common/peak.h; 2 %
- * allowed for the clock's own resolution), and every timed result reports that clock. 0, or
- * -1 with msg naming the result ("results[4]: 1203.4 TFLOP/s is above ..."). A GPU generation
- * the peak table does not know is accepted. */
-int tb_submission_plausible(const tb_submission *s, char *msg, size_t msglen);
+ * allowed for the clock's own resolution), and every timed result reports that clock. The
+ * peak scales with the document's own SM count and clock, so neither may exceed what any GPU
+ * of its compute capability has (the full die's SMs, the highest boost clock with a margin).
+ * A GPU whose peak cannot be known (a compute capability the table lacks, or an SM count of 0)
+ * is refused unless allow_unknown, which takes its rates unchecked (the SM count and clock
+ * bounds of a known generation hold either way). 0, or -1 with msg naming the result or field
+ * ("results[4]: 1203.4 TFLOP/s ... is above ...", "no known peak for GPU 'X' (...)"). */
+int tb_submission_plausible(const tb_submission *s, int allow_unknown, char *msg, size_t msglen);
 #endif
