@@ -298,8 +298,11 @@ static int confirm(const gate_cli *g, int argc, char **argv, const tb_paths *pat
         cmp->count[x->change]--;
         if (tb_change_fails(x->change)) cmp->failures--;
         if (y && y->change == TB_CHANGE_SLOWER) {
-            snprintf(x->note, sizeof x->note, "%s in run %lld (%s)", was_slower ? "confirmed" :
-                     "undecided in the first pass, slower", (long long)*run2, first);
+            /* the second pass's own setups: if its two copies chose differently, say so */
+            const char *setup = strstr(y->note, "setup chose differently");
+            snprintf(x->note, sizeof x->note, "%s in run %lld (%s)%s%.200s", was_slower ? "confirmed" :
+                     "undecided in the first pass, slower", (long long)*run2, first,
+                     setup ? "; there " : "", setup ? setup : "");
             x->ratio = y->ratio; x->lo = y->lo; x->hi = y->hi; x->change = y->change;
         } else if (!y || y->change == TB_CHANGE_NOT_TIMED || y->change == TB_CHANGE_REMOVED ||
                    y->change == TB_CHANGE_NEW) {
