@@ -112,6 +112,14 @@ grep -q "126.1%" <<<"$out" && ok cli-6.3 || bad cli-6.3 "no % of cublaslt (126.1
 grep -qE '^ +- +fixture_broken .*crashed: worker killed by signal 11' <<<"$out" && ok cli-6.4 || bad cli-6.4 "crashed row: $out"
 grep -q "@1980MHz" <<<"$out" && ok cli-6.5 || bad cli-6.5 "no % of peak at the clock: $out"
 run cli-6.6 2 "no run 99" "$TB" show --db "$tmp/f.db" --run 99
+# where the time went: stored with a run (runs.phases_json), shown in its header; none, no line
+! grep -q "^time:" <<<"$out" && ok cli-6.6b || bad cli-6.6b "a time line for a run without phases: $out"
+/usr/bin/python3 -c "
+import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+c.execute('UPDATE runs SET phases_json = ? WHERE id = (SELECT max(id) FROM runs)', ('{\"timing_s\":6.0,\"energy_s\":2.5,\"validation_s\":1.0,\"store_s\":0.01,\"total_s\":10.0}',)); c.commit()" "$tmp/f.db"
+out2=$("$TB" show --db "$tmp/f.db" 2>&1)
+grep -qx "time: 10.0 s: timing 6.0 s (60 %), energy 2.5 s (25 %), validation 1.0 s (10 %), other 0.5 s" <<<"$out2" \
+    && ok cli-6.6c || bad cli-6.6c "the time line: $(grep time: <<<"$out2")"
 "$TB" export --db "$tmp/f.db" --format json > "$tmp/e.json"
 /usr/bin/python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); r=d['results']

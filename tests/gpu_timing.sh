@@ -156,4 +156,17 @@ ms=$(( ($(date +%s%N) - s0) / 1000000 ))
 why=$("$TB" export --db "$tmp/stop.db" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["timing"]["stop_reason"])')
 echo "1024^3 cublaslt, default stop rule: '$why', sweep wall $ms ms"
 [[ $why == "stdrel: noise"* ]] && ok timing-7 || bad timing-7 "stopped by '$why', not by noise"
+# where the time went (issue 28): printed at the end of a sweep, stored with the run, shown by
+# show; the worker's phases and the parent's add up to no more than the whole
+"$TB" sweep --variants "$TB_VARIANTS/cublaslt.so" --shapes 2048x2048x2048 --no-progress --quiet \
+    --db "$tmp/ph.db" > "$tmp/ph.out" 2> "$tmp/ph.err"
+echo "$(grep '^time:' "$tmp/ph.err")"
+"$TB" show --db "$tmp/ph.db" | grep -q '^time: ' && grep -qE '^time: [0-9.]+ s: .*timing' "$tmp/ph.err" \
+    && $PY - "$tmp/ph.db" <<'PYEOF' && ok timing-8 || bad timing-8 "phases: $(cat "$tmp/ph.err" | tail -2)"
+import json, sqlite3, sys
+p = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT phases_json FROM runs").fetchone()[0])
+parts = sum(v for k, v in p.items() if k != "total_s")
+assert p["worker_start_s"] > 0 and p["validation_s"] > 0 and p["timing_s"] > 0 and p["energy_s"] > 0, p
+assert p["store_s"] > 0 and parts <= p["total_s"] * 1.01, p
+PYEOF
 finish

@@ -333,6 +333,24 @@ int main(void)
         TB_CHECK(!exists_suffix(at("ro.db"), "-wal") && !exists_suffix(at("ro.db"), "-shm"));
     }
 
+    TB_CASE("store-1.6b", "a run's phases (where its time went) round-trip; none on a new run; no such run refused") {
+        tb_store *w = open_new("phases.db");
+        int64_t run = new_run(w);
+        tb_run_info r;
+        TB_CHECK(tb_store_run_get(w, run, &r, msg, sizeof msg) == TB_OK && r.phases_json[0] == 0);
+        tb_phases ph, back;
+        memset(&ph, 0, sizeof ph);
+        ph.s[TB_PH_TIMING] = 12.5;
+        ph.s[TB_PH_ENERGY] = 3.25;
+        ph.total_s = 20;
+        TB_CHECK(tb_store_run_set_phases(w, run, &ph, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_run_get(w, run, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_phases_from_json(r.phases_json, &back, msg, sizeof msg) == TB_OK &&
+                 back.s[TB_PH_TIMING] == 12.5 && back.s[TB_PH_ENERGY] == 3.25 && back.total_s == 20);
+        TB_CHECK(tb_store_run_set_phases(w, run + 100, &ph, msg, sizeof msg) == TB_EDB);
+        tb_store_close(w);
+    }
+
     TB_CASE("store-1.7", "a directory is refused") {
         tb_store *s = NULL;
         mkdir(at("adir"), 0777);
@@ -541,7 +559,7 @@ int main(void)
         TB_CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics'") == 0);
     }
 
-    TB_CASE("store-3.4", "a v2 database migrates to v3: its rows and metrics kept, calibration added") {
+    TB_CASE("store-3.4", "a v2 database migrates to the current version: its rows and metrics kept, calibration and runs.phases_json added") {
         const char *p = at("v2.db");
         TB_CHECK(tb_store_create_at_version(p, 2, msg, sizeof msg) == TB_OK);
         TB_CHECK(raw_int(p, "PRAGMA user_version") == 2);
@@ -580,7 +598,8 @@ int main(void)
         TB_CHECK(tb_store_latest_calibration(s, "GPU-old", &c, &found, msg, sizeof msg) == TB_OK);
         TB_CHECK(found == 0);
         tb_store_close(s);
-        TB_CHECK(raw_int(p, "PRAGMA user_version") == 3);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'phases_json'") == 1);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM calibration") == 0);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM metrics") == 1);
         s = NULL;

@@ -214,7 +214,7 @@ static int measure(const gate_cli *g, int argc, char **argv, const tb_paths *pat
     cJSON_free(ojs);
     if (rc) return tb_cli_error("%s", msg);
     rc = tb_cli_run_measure(st, *run, paths, &g->o, cat, shapes, NULL, g->progress, g->quiet,
-                            env->gpu_name, secs, msg, sizeof msg);
+                            env->gpu_name, secs, NULL, msg, sizeof msg);
     if (rc == TB_EINTR) {
         tb_store_run_end(st, *run, "interrupted", msg, sizeof msg);
         fprintf(stderr, "tilebench: gate interrupted\n");

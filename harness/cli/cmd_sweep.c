@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/progress.h"
 #include "driver/catalog.h"
 #include "common/stop.h"
 #include "report/show.h"
@@ -319,6 +320,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
 
 int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 {
+    const double t_start = tb_progress_now_s();
     sweep_cli c;
     memset(&c, 0, sizeof c);
     c.progress = 1;
@@ -388,6 +390,9 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 
     /* 2. a GPU */
     tb_environment env;
+    tb_phases ph;
+    memset(&ph, 0, sizeof ph);
+    double tp = tb_progress_now_s();
     if ((rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
 
     /* 3. the variants: probe, select, SASS for this GPU */
@@ -395,6 +400,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     memset(&cat, 0, sizeof cat);
     if ((rc = tb_cli_catalog_add(paths, &cat, files, nfiles, ""))) return rc;
     if ((rc = tb_cli_catalog_finish(&cat, &env, c.inc, c.ninc, c.exc, c.nexc))) return rc;
+    ph.s[TB_PH_PROBE] = tb_progress_now_s() - tp;
 
     /* 4. the store: now it may be created */
     if ((rc = tb_store_open(db, 1, 0, &st, msg, sizeof msg))) {
@@ -448,8 +454,9 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
 
     /* 5. measure */
     double took = 0;
+    ph.s[TB_PH_STARTUP] = tb_progress_now_s() - t_start - ph.s[TB_PH_PROBE];
     rc = tb_cli_run_measure(st, run_id, paths, &c.o, &cat, &shapes, skip, c.progress, c.quiet,
-                            env.gpu_name, &took, msg, sizeof msg);
+                            env.gpu_name, &took, &ph, msg, sizeof msg);
     if (rc == TB_EINTR) {
         tb_store_run_end(st, run_id, "interrupted", msg, sizeof msg);
         fprintf(stderr, "tilebench: interrupted; finish with: tilebench sweep --db %s --resume %lld\n",
@@ -458,9 +465,14 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         return TB_EXIT_INTR;
     }
     if (rc) goto fail;
+    /* where the time went: stored with the run before it is complete, printed last */
+    ph.total_s = tb_progress_now_s() - t_start;
+    if ((rc = tb_store_run_set_phases(st, run_id, &ph, msg, sizeof msg))) goto fail;
     if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
     if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
-    fprintf(stderr, "run %lld stored in %s (%.0f s)\n", (long long)run_id, db, took);
+    char line[512];
+    fprintf(stderr, "run %lld stored in %s (%.0f s)\ntime: %s\n", (long long)run_id, db, took,
+            tb_phases_format(&ph, line, sizeof line));
     tb_store_close(st);
     tb_catalog_free(&cat);
     tb_shapes_free(&shapes);

@@ -120,10 +120,10 @@ static void on_signal(int sig)
 int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, const tb_sweep_opts *o,
                        const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                        int progress, int quiet, const char *gpu_name, double *seconds,
-                       char *msg, size_t len)
+                       tb_phases *phases, char *msg, size_t len)
 {
     tb_progress r = { progress && tb_progress_can_draw(), quiet, tb_progress_now_s(), 0 };
-    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status };
+    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status, phases };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -31,9 +31,10 @@ int tb_cli_run_begin(tb_store *st, int argc, char **argv, const char *options_js
 /* Measure cat x shapes into run_id (skip[i] marks shapes done; may be NULL), drawing progress
  * on stderr (a bar when it is a terminal and progress is set; a line per result unless
  * quiet); SIGINT/SIGTERM stop it. Returns what tb_sweep_run returns (TB_OK, TB_EINTR, ...),
- * msg filled on failure; *seconds (may be NULL) = its wall time. */
+ * msg filled on failure; *seconds (may be NULL) = its wall time; phases (may be NULL) is
+ * added to: the workers' start and phases, the counters pass, the store. */
 int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, const tb_sweep_opts *o,
                        const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                        int progress, int quiet, const char *gpu_name, double *seconds,
-                       char *msg, size_t len);
+                       tb_phases *phases, char *msg, size_t len);
 #endif

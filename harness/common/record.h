@@ -24,6 +24,7 @@ typedef struct tb_run_info {
     char    version[32];
     char    status[16];         /* running | complete | interrupted | failed */
     char    options_json[8192]; /* the plan's options, enough to resume */
+    char    phases_json[1024];  /* where its wall time went (common/phases.h); "" unknown */
 } tb_run_info;
 
 /* The machine a run measured on, reported once by the first worker. */

@@ -140,7 +140,9 @@ static int store_result(shape_ctx *sc, int vi, tb_measurement *m, char *msg, siz
     m->run_id = sc->run_id;
     m->variant_id = sc->cat->v[vi].id;
     m->problem_id = sc->problem_id;
+    const double t0 = tb_now();
     int rc = tb_store_put_measurement(sc->st, m, msg, len);
+    if (sc->rep->phases) sc->rep->phases->s[TB_PH_STORE] += tb_now() - t0;
     if (rc) return rc;
     if (sc->mid) sc->mid[vi] = m->id;
     sc->todo[vi] = 0;
@@ -171,6 +173,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
 {
     char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
     tb_proc p;
+    const double spawned = tb_now();
     int rc = tb_proc_start(&p, worker, argv, msg, len);
     if (rc) {
         char why[TB_MSG_LEN];
@@ -228,6 +231,7 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             }
         } else if (strcmp(type, "ready") == 0) {
             ready = 1;
+            if (sc->rep->phases) sc->rep->phases->s[TB_PH_WORKER_START] += tb_now() - spawned;
             deadline = tb_now() + o->timeout_s;
         } else if (strcmp(type, "begin") == 0) {
             current = tb_worker_job_find_variant(sc->cat, tb_json_str(obj, "variant", ""));
@@ -263,6 +267,13 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             snprintf(fatal, sizeof fatal, "worker failed: %s", tb_json_str(obj, "error", "?"));
         } else if (strcmp(type, "done") == 0) {
             finished = 1;
+            const cJSON *ph = cJSON_GetObjectItemCaseSensitive(obj, "phases");
+            char *pt = ph ? cJSON_PrintUnformatted(ph) : NULL;
+            tb_phases wp;
+            char pm[128];
+            if (pt && sc->rep->phases && tb_phases_from_json(pt, &wp, pm, sizeof pm) == TB_OK)
+                for (int i = TB_PH_VALIDATION; i <= TB_PH_ENERGY; i++) sc->rep->phases->s[i] += wp.s[i];
+            cJSON_free(pt);
         }
         cJSON_Delete(obj);
     }
@@ -393,8 +404,11 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
             if (rc == TB_OK && sc.left == before && ++attempts >= 3)
                 rc = fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
         }
-        if (rc == TB_OK && o->metrics[0])
+        if (rc == TB_OK && o->metrics[0]) {
+            const double t0 = tb_now();
             rc = tb_sweep_counters_pass(st, worker, o, &g, cat, mid, seed, rep, msg, len);
+            if (rep->phases) rep->phases->s[TB_PH_COUNTERS] += tb_now() - t0;
+        }
     }
     free(todo);
     free(san);

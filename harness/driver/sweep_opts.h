@@ -3,6 +3,7 @@
  * Types only. */
 #ifndef TB_SWEEP_OPTS_H
 #define TB_SWEEP_OPTS_H
+#include "common/phases.h"
 #include <stddef.h>
 #include <stdint.h>
 #include "common/record.h"
@@ -46,5 +47,7 @@ typedef struct tb_sweep_report {
     void (*result)(void *ctx, const tb_variant_info *v, const tb_shape *s,
                    const tb_measurement *m, size_t done, size_t total);
     void (*status)(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total);
+    tb_phases *phases;   /* where the time went, added to as the sweep goes (NULL: not kept):
+                            the workers' start and own phases, the counters pass, the store */
 } tb_sweep_report;
 #endif

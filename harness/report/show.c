@@ -1,5 +1,6 @@
 /* show.c - the results table (see show.h). */
 #include "report/show.h"
+#include "common/phases.h"
 #include "common/peak.h"
 #include "report/rank.h"
 #include "report/roofline.h"
@@ -134,6 +135,10 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
     }
     cJSON *opts = cJSON_Parse(run->options_json);
     fprintf(out, "run %lld  %s  status %s\n", (long long)run->id, run->started_at, run->status);
+    tb_phases ph;
+    char pm[128], line[512];
+    if (run->phases_json[0] && tb_phases_from_json(run->phases_json, &ph, pm, sizeof pm) == TB_OK)
+        fprintf(out, "time: %s\n", tb_phases_format(&ph, line, sizeof line));
     if (have_env)
         fprintf(out, "gpu %s (sm_%d%d, %d SMs, L2 %lld MB)  driver %s  CUDA %d.%d  cuBLASLt %d\n",
                 env.gpu_name, env.cc_major, env.cc_minor, env.sm_count,

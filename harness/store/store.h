@@ -8,9 +8,10 @@
 #define TB_STORE_H
 
 #include "common/record.h"
+#include "common/phases.h"
 #include <stddef.h>
 
-#define TB_SCHEMA_VERSION 3   /* PRAGMA user_version this build writes */
+#define TB_SCHEMA_VERSION 4   /* PRAGMA user_version this build writes */
 
 typedef struct tb_store tb_store;
 
@@ -44,6 +45,9 @@ int tb_store_run_get(tb_store *s, int64_t run_id, tb_run_info *out, char *msg, s
 /* The newest run's id, or TB_EDB with "no runs in 'x'" when empty. */
 int tb_store_run_latest(tb_store *s, int64_t *run_id, char *msg, size_t len);
 int tb_store_run_set_status(tb_store *s, int64_t run_id, const char *status, char *msg, size_t len);
+/* Where the run's wall time went (common/phases.h), stored as JSON with the run (replacing
+ * what a resumed run had); tb_store_run_get reads it back into phases_json. */
+int tb_store_run_set_phases(tb_store *s, int64_t run_id, const tb_phases *ph, char *msg, size_t len);
 
 int tb_store_put_environment(tb_store *s, int64_t run_id, const tb_environment *env,
                              char *msg, size_t len);

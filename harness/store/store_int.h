@@ -36,7 +36,7 @@
 
 /* The prepared statements; their SQL texts are in store_sql.c. */
 enum {
-    Q_RUN_INSERT, Q_RUN_END, Q_RUN_STATUS, Q_RUN_GET, Q_RUN_LATEST,
+    Q_RUN_INSERT, Q_RUN_END, Q_RUN_STATUS, Q_RUN_GET, Q_RUN_LATEST, Q_RUN_PHASES,
     Q_ENV_PUT, Q_ENV_GET,
     Q_VAR_INSERT, Q_VAR_FIND, Q_VARIANTS,
     Q_PROB_INSERT, Q_PROB_FIND,

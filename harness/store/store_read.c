@@ -47,6 +47,7 @@ int tb_store_run_get(tb_store *s, int64_t run_id, tb_run_info *out, char *msg, s
         COL_TEXT(st, c++, out->version);
         COL_TEXT(st, c++, out->status);
         COL_TEXT(st, c++, out->options_json);
+        COL_TEXT(st, c++, out->phases_json);
     } else if (step == SQLITE_DONE) {
         rc = tb_fail(msg, len, TB_EDB, "no run %lld in '%s'", (long long)run_id, s->path);
     } else {

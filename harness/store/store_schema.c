@@ -169,6 +169,10 @@ static const char *const migrations[] = {
     ");\n"
     "CREATE INDEX calibration_gpu ON calibration (gpu_uuid COLLATE NOCASE, id);\n"
     "PRAGMA user_version = 3;\n",
+
+    /* 4: where a run's wall time went (common/phases.h), as JSON; NULL for older runs */
+    "ALTER TABLE runs ADD COLUMN phases_json TEXT;\n"
+    "PRAGMA user_version = 4;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -179,7 +183,8 @@ static const char *const tables_v1[] = {"runs", "environment", "variants", "prob
                                         "measurements", "samples", NULL};
 static const char *const tables_v2[] = {"metrics", NULL};
 static const char *const tables_v3[] = {"calibration", NULL};
-static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3};
+static const char *const tables_v4[] = {NULL};   /* a column of runs, no table */
+static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 

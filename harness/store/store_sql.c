@@ -42,7 +42,8 @@ static const char *const sql[Q_COUNT] = {
     [Q_RUN_INSERT] = "INSERT INTO runs (" RUN_COLS ") VALUES (?,?,?,?,?,?,?)",
     [Q_RUN_END] = "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?",
     [Q_RUN_STATUS] = "UPDATE runs SET status = ? WHERE id = ?",
-    [Q_RUN_GET] = "SELECT id, " RUN_COLS " FROM runs WHERE id = ?",
+    [Q_RUN_GET] = "SELECT id, " RUN_COLS ", phases_json FROM runs WHERE id = ?",
+    [Q_RUN_PHASES] = "UPDATE runs SET phases_json = ? WHERE id = ?",
     [Q_RUN_LATEST] = "SELECT id FROM runs ORDER BY id DESC LIMIT 1",
     [Q_ENV_PUT] = "INSERT OR REPLACE INTO environment (run_id, " ENV_COLS ") "
                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",

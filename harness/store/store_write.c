@@ -135,6 +135,23 @@ int tb_store_run_set_status(tb_store *s, int64_t run_id, const char *status, cha
     return run_update(s, Q_RUN_STATUS, run_id, status, msg, len);
 }
 
+int tb_store_run_set_phases(tb_store *s, int64_t run_id, const tb_phases *ph, char *msg, size_t len)
+{
+    int rc = check_writable(s, msg, len);
+    if (rc) return rc;
+    char j[1024];
+    if (tb_phases_to_json(ph, j, sizeof j) != TB_OK) return tb_fail(msg, len, TB_EUSAGE, "phases do not fit");
+    sqlite3_stmt *st = NULL;
+    if ((rc = tbs_prep(s, Q_RUN_PHASES, &st, msg, len))) return rc;
+    int b = BIND_TEXT(st, 1, j) | sqlite3_bind_int64(st, 2, run_id);
+    if (b || sqlite3_step(st) != SQLITE_DONE)
+        rc = tbs_db_fail(s, msg, len, "store a run's phases");
+    else if (sqlite3_changes(s->db) == 0)
+        rc = tb_fail(msg, len, TB_EDB, "no run %lld in '%s'", (long long)run_id, s->path);
+    tbs_done(st);
+    return rc;
+}
+
 /* ---- environment -------------------------------------------------------------------------- */
 
 int tb_store_put_environment(tb_store *s, int64_t run_id, const tb_environment *e, char *msg,

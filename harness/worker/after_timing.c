@@ -43,6 +43,7 @@ static void measure_energy(worker *w, vstate *vs)
     cudaDeviceSynchronize();
     clock_gettime(CLOCK_MONOTONIC, &b);
     tbw_nvtx_pop();
+    w->energy_s += (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
     if (lrc || tb_nvml_energy_mj(w->nvml, &e1) != TB_OK || e1 <= e0) return;
     double secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
     vs->energy_j = (double)(e1 - e0) * 1e-3 / n;

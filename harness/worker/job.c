@@ -26,6 +26,7 @@
 #include "worker/timing.h"
 #include "worker/trials.h"
 #include "worker/worker_common.h"
+#include <time.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <math.h>
@@ -39,6 +40,13 @@ static int cmp_ms(const void *a, const void *b)
     const vstate *x = *(vstate *const *)a, *y = *(vstate *const *)b;
     double mx = tb_stats_median(x->ms, x->n), my = tb_stats_median(y->ms, y->n);
     return (mx > my) - (mx < my);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Lockstep: a and b are copies of one library name under two namespaces ("base:X", "head:X") */
@@ -207,6 +215,9 @@ int tbw_cmd_measure(void)
     }
     tbw_out_simple("ready", NULL, NULL);
 
+    tb_phases ph;
+    memset(&ph, 0, sizeof ph);
+    double t = now_s(), t1;
     vstate *vss = calloc((size_t)(njv ? njv : 1), sizeof *vss);
     vstate **act = calloc((size_t)(njv ? njv : 1), sizeof *act);
     int na = 0;
@@ -242,6 +253,8 @@ int tbw_cmd_measure(void)
         vs->short_kernel = tbw_is_short(vs);
         act[na++] = vs;
     }
+    ph.s[TB_PH_VALIDATION] = (t1 = now_s()) - t;
+    t = t1;
     /* each valid variant's method, from its estimate; under auto one method for the shape */
     int shape_short = 0;
     for (int i = 0; i < na; i++) shape_short |= act[i]->short_kernel;
@@ -255,6 +268,8 @@ int tbw_cmd_measure(void)
         vs->active = vs->sampling = 1;
         act[na++] = vs;
     }
+    ph.s[TB_PH_WARMUP] = (t1 = now_s()) - t;
+    t = t1;
     if (na > 0) {
         /* phase B: interleaved rounds, each variant stopped by its own criterion */
         if (tb_measure_gap_baseline(&w.md, !w.l2_hot, &w.base_cold, &w.noop_ms, msg, sizeof msg) != TB_OK ||
@@ -317,6 +332,8 @@ int tbw_cmd_measure(void)
             }
         }
         free(sorted);
+        ph.s[TB_PH_TIMING] = (t1 = now_s()) - t;
+        t = t1;
         /* phase C: per variant */
         for (int i = 0; i < na; i++) {
             vstate *vs = act[i];
@@ -352,7 +369,10 @@ int tbw_cmd_measure(void)
             tbw_release_variant(&w, vs, 0);
         }
     }
-    tbw_out_simple("done", NULL, NULL);
+    ph.s[TB_PH_ENERGY] = w.energy_s;
+    ph.s[TB_PH_CHECKS] = now_s() - t - w.energy_s;
+    if (ph.s[TB_PH_CHECKS] < 0) ph.s[TB_PH_CHECKS] = 0;
+    tbw_out_done(&ph);
     free(vss);
     free(act);
     free(jvs);

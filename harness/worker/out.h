@@ -6,6 +6,7 @@
 #define TB_WORKER_OUT_H
 
 #include <cjson/cJSON.h>
+#include "common/phases.h"
 
 /* The records' file descriptor: 1, or 3 once main has found fd 3 open. */
 extern int tbw_out_fd;
@@ -14,6 +15,10 @@ extern int tbw_out_fd;
 void tbw_out_obj(cJSON *o);
 /* Send {"type": type} or {"type": type, key: val} on tbw_out_fd. */
 void tbw_out_simple(const char *type, const char *key, const char *val);
+
+/* The last record of a job: {"type":"done","phases":{...}} with the worker's own phases
+ * (validation, warm-up, timing, checks, energy; the others 0). */
+void tbw_out_done(const tb_phases *ph);
 
 /* Flush every stdio stream of the process (a variant's buffered output too), then write
  * TB_LOG_MARK on its own line to stderr: call before announcing an item. */

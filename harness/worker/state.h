@@ -69,6 +69,7 @@ typedef struct worker {
     int energy;          /* measure joules per launch (default 1) */
     double pace;         /* rest pace x each sample's wall time after it (default 0) */
     int lockstep;        /* 1: one library name's namespaced copies stop sampling together */
+    double energy_s;     /* wall time of the energy bursts so far (the "done" line's phases) */
     char profiler[128];  /* why the blocking kernel is off, "" when on */
     tb_environment env;
     tb_buffers *sets;    /* graph input sets, allocated on first use */
