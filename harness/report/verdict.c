@@ -58,20 +58,40 @@ static int check_set(const double *x, size_t n, const char *what, char *msg, siz
     return TB_OK;
 }
 
+/* The arguments both ratios take, checked alike: every set present holds positive times, the
+ * controls both or neither, the confidence in (0, 1), at least 10 resamples. */
+static int check_inputs(const double *base, size_t nb, const double *head, size_t nh,
+                        const double *bctrl, size_t nbc, const double *hctrl, size_t nhc,
+                        double conf, int iters, char *msg, size_t len)
+{
+    int rc;
+    if ((rc = check_set(base, nb, "base", msg, len)) || (rc = check_set(head, nh, "head", msg, len)))
+        return rc;
+    if ((bctrl || hctrl) && ((rc = check_set(bctrl, nbc, "base control", msg, len)) ||
+                             (rc = check_set(hctrl, nhc, "head control", msg, len))))
+        return rc;
+    if (!(conf > 0 && conf < 1) || iters < 10)
+        return tb_fail(msg, len, TB_EUSAGE, "confidence %g or %d resamples out of range", conf, iters);
+    return TB_OK;
+}
+
+/* The percentile interval of conf of the iters resampled ratios r (sorted here). */
+static void interval(double *r, int iters, double conf, double *lo, double *hi)
+{
+    qsort(r, (size_t)iters, sizeof *r, tb_cmp_double);
+    const double a = (1 - conf) / 2;
+    *lo = r[(size_t)floor(a * (iters - 1))];
+    *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
+}
+
 int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t nh,
                      const double *bctrl, size_t nbc, const double *hctrl, size_t nhc,
                      double conf, int iters, uint64_t seed, double *ratio, double *lo,
                      double *hi, char *msg, size_t len)
 {
-    int ctrl = bctrl || hctrl;
-    int rc;
-    if ((rc = check_set(base, nb, "base", msg, len)) || (rc = check_set(head, nh, "head", msg, len)))
-        return rc;
-    if (ctrl && ((rc = check_set(bctrl, nbc, "base control", msg, len)) ||
-                 (rc = check_set(hctrl, nhc, "head control", msg, len))))
-        return rc;
-    if (!(conf > 0 && conf < 1) || iters < 10)
-        return tb_fail(msg, len, TB_EUSAGE, "confidence %g or %d resamples out of range", conf, iters);
+    const int ctrl = bctrl || hctrl;
+    int rc = check_inputs(base, nb, head, nh, bctrl, nbc, hctrl, nhc, conf, iters, msg, len);
+    if (rc) return rc;
     const double *set[4] = { base, head, bctrl, hctrl };
     size_t n[4] = { nb, nh, nbc, nhc }, total = 0, mx = 0;
     int ns = ctrl ? 4 : 2;
@@ -104,10 +124,7 @@ int tb_verdict_ratio(const double *base, size_t nb, const double *head, size_t n
         for (int s = 0; s < ns; s++) m[s] = tb_rank_resample_median(sv[s], (int)n[s], cnt, &rs[s]);
         r[it] = (m[1] / m[3]) / (m[0] / m[2]);
     }
-    qsort(r, (size_t)iters, sizeof *r, tb_cmp_double);
-    double a = (1 - conf) / 2;
-    *lo = r[(size_t)floor(a * (iters - 1))];
-    *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
+    interval(r, iters, conf, lo, hi);
     free(sorted);
     free(r);
     free(cnt);
@@ -128,14 +145,8 @@ int tb_verdict_ratio_paired(const double *base, size_t nb, const double *head, s
                             double *hi, char *msg, size_t len)
 {
     const int ctrl = bctrl || hctrl;
-    int rc;
-    if ((rc = check_set(base, nb, "base", msg, len)) || (rc = check_set(head, nh, "head", msg, len)))
-        return rc;
-    if (ctrl && ((rc = check_set(bctrl, nbc, "base control", msg, len)) ||
-                 (rc = check_set(hctrl, nhc, "head control", msg, len))))
-        return rc;
-    if (!(conf > 0 && conf < 1) || iters < 10)
-        return tb_fail(msg, len, TB_EUSAGE, "confidence %g or %d resamples out of range", conf, iters);
+    int rc = check_inputs(base, nb, head, nh, bctrl, nbc, hctrl, nhc, conf, iters, msg, len);
+    if (rc) return rc;
     /* the sets of per-round ratios: one (head/base) same-run, two (head/hctrl, base/bctrl) */
     size_t n0 = ctrl ? (nh < nhc ? nh : nhc) : (nh < nb ? nh : nb);
     size_t n1 = ctrl ? (nb < nbc ? nb : nbc) : 0;
@@ -156,10 +167,7 @@ int tb_verdict_ratio_paired(const double *base, size_t nb, const double *head, s
         double b = ctrl ? tb_rank_resample_median(q + n0, (int)n1, cnt, &r1) : 1.0;
         r[it] = a / b;
     }
-    qsort(r, (size_t)iters, sizeof *r, tb_cmp_double);
-    double a = (1 - conf) / 2;
-    *lo = r[(size_t)floor(a * (iters - 1))];
-    *hi = r[(size_t)ceil((1 - a) * (iters - 1))];
+    interval(r, iters, conf, lo, hi);
     free(q);
     free(r);
     free(cnt);

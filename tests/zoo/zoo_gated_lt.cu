@@ -71,23 +71,10 @@ int gl_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
 {
     (void)stream;
     const tb_gemm *g = &p->gemm;
-    const char *what = "cublasLtCreate";
-    cublasLtMatmulPreference_t pref = NULL;
-    int found = 0;
     gl_state *s = (gl_state *)calloc(1, sizeof *s);
     *state = NULL;
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
-    cublasStatus_t st = cublasLtCreate(&s->lt);
-    if (st == CUBLAS_STATUS_SUCCESS) st = tbv::lt_map_create(g, &s->map, &what);
-    if (st == CUBLAS_STATUS_SUCCESS) st = tbv::lt_pref_create(WORKSPACE, &pref, &what);
-    if (st == CUBLAS_STATUS_SUCCESS) {
-        what = "cublasLtMatmulAlgoGetHeuristic";
-        st = cublasLtMatmulAlgoGetHeuristic(s->lt, s->map.op, s->map.lx, s->map.ly, s->map.lc,
-                                            s->map.ld, pref, 1, &s->heur, &found);
-    }
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    if (st != CUBLAS_STATUS_SUCCESS || found < 1 || s->heur.state != CUBLAS_STATUS_SUCCESS) {
-        snprintf(msg, len, "%s failed: %s", what, cublasLtGetStatusString(st));
+    if (tbv::lt_first_choice(g, WORKSPACE, &s->lt, &s->map, &s->heur, "zoo_gated_lt", msg, len)) {
         gl_teardown(s);
         return 1;
     }

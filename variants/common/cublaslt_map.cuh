@@ -139,6 +139,39 @@ static inline void lt_map_operands(const lt_map *m, const tb_buffers *io, const 
     *y = m->d_row ? io->in[0] : io->in[1];
 }
 
+/* cuBLASLt's first heuristic choice for g, as the cublaslt variant keeps it: a handle in *lt,
+ * the layout mapping in *m and the algorithm in *heur, for at most ws bytes of workspace (the
+ * shared preference). 0, or 1 with msg filled: the call that failed and its status, or that
+ * there is no algorithm (named after variant). What it made is left in *lt and *m for the
+ * caller's teardown (lt_map_destroy, cublasLtDestroy). */
+static inline int lt_first_choice(const tb_gemm *g, size_t ws, cublasLtHandle_t *lt, lt_map *m,
+                                  cublasLtMatmulHeuristicResult_t *heur, const char *variant,
+                                  char *msg, size_t len)
+{
+    const char *what = "cublasLtCreate";
+    cublasLtMatmulPreference_t pref = NULL;
+    int found = 0;
+    cublasStatus_t st = cublasLtCreate(lt);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt_map_create(g, m, &what);
+    if (st == CUBLAS_STATUS_SUCCESS) st = lt_pref_create(ws, &pref, &what);
+    if (st == CUBLAS_STATUS_SUCCESS) {
+        what = "cublasLtMatmulAlgoGetHeuristic";
+        st = cublasLtMatmulAlgoGetHeuristic(*lt, m->op, m->lx, m->ly, m->lc, m->ld, pref, 1, heur,
+                                            &found);
+    }
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(msg, len, "%s failed: %s", what, cublasLtGetStatusString(st));
+        return 1;
+    }
+    if (found < 1 || heur->state != CUBLAS_STATUS_SUCCESS) {
+        snprintf(msg, len, "%s has no algorithm for %lldx%lldx%lld", variant, (long long)g->m,
+                 (long long)g->n, (long long)g->k);
+        return 1;
+    }
+    return 0;
+}
+
 /* What a cuBLASLt variant supports: a BF16 GEMM the mapping covers. */
 static inline int lt_variant_supports(const tb_problem *p, char *why, size_t len)
 {

@@ -44,30 +44,10 @@ void lt_teardown(void *state)
 int lt_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, size_t len)
 {
     (void)stream;
-    const tb_gemm *g = &p->gemm;
-    const char *what = "cublasLtCreate";
-    cublasLtMatmulPreference_t pref = NULL;
-    int found = 0;
     lt_state *s = (lt_state *)calloc(1, sizeof *s);
     *state = NULL;
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
-    cublasStatus_t st = cublasLtCreate(&s->lt);
-    if (st == CUBLAS_STATUS_SUCCESS) st = tbv::lt_map_create(g, &s->map, &what);
-    if (st == CUBLAS_STATUS_SUCCESS) st = tbv::lt_pref_create(WORKSPACE, &pref, &what);
-    if (st == CUBLAS_STATUS_SUCCESS) {
-        what = "cublasLtMatmulAlgoGetHeuristic";
-        st = cublasLtMatmulAlgoGetHeuristic(s->lt, s->map.op, s->map.lx, s->map.ly, s->map.lc,
-                                            s->map.ld, pref, 1, &s->heur, &found);
-    }
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        snprintf(msg, len, "%s failed: %s", what, cublasLtGetStatusString(st));
-        lt_teardown(s);
-        return 1;
-    }
-    if (found < 1 || s->heur.state != CUBLAS_STATUS_SUCCESS) {
-        snprintf(msg, len, "cublaslt has no algorithm for %lldx%lldx%lld", (long long)g->m,
-                 (long long)g->n, (long long)g->k);
+    if (tbv::lt_first_choice(&p->gemm, WORKSPACE, &s->lt, &s->map, &s->heur, "cublaslt", msg, len)) {
         lt_teardown(s);
         return 1;
     }
