@@ -5,7 +5,11 @@
  * pages (/, /leaderboards/..., /submissions/...) are rendered by pages.c and sent here by
  * answer_html with their security headers. The leaderboards (JSON and HTML) and the list of
  * them are kept rendered in the cache (cache.h) until a submission of their GPU model is stored:
- * post_submission bumps the model's generation after the store took the document. */
+ * a read takes the board's generation from the store (tbs_board_generation: in the process for
+ * SQLite, one indexed read for PostgreSQL, where other processes store submissions too) before
+ * it asks the cache, and the store moves it on with every submission it takes. A store that
+ * cannot reach its database (TBS_STORE_UNAVAILABLE) makes the answer 503 with Retry-After, and
+ * every 5xx's log line says why (one line). */
 #define _GNU_SOURCE
 #include "api.h"
 #include "cache.h"
@@ -17,7 +21,6 @@
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +30,6 @@
  * whether it was answered already (from its headers alone: 401, 404, 413, 429). */
 typedef struct req { char *body; size_t n, cap; int too_big, answered; double started; int64_t token_id; } req;
 
-/* Per-token token buckets (the server runs a thread per connection: one lock). Bounded: a
- * token beyond the table's size shares the last slot, which only makes it stricter. */
-#define BUCKETS 1024
-static struct { int64_t token; double tokens, at; } bucket[BUCKETS];
-static pthread_mutex_t bucket_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -40,22 +37,23 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* 1 when token_id may submit now (and takes its one), 0 when over its rate */
-static int allow(int64_t token_id, double per_min)
+/* the HTTP status of a store failure: 503 when the database could not be reached (retry), else 500 */
+static unsigned int store_status(int rc) { return rc == TBS_STORE_UNAVAILABLE ? 503 : 500; }
+
+/* the request's log line: "SECONDS METHOD URL STATUS", and for a 5xx the reason (one line) */
+static void log_line(tbs_api *a, const char *method, const char *url, unsigned int code, const char *why)
 {
-    if (per_min <= 0) return 1;
-    pthread_mutex_lock(&bucket_lock);
-    size_t i = 0;
-    while (i < BUCKETS - 1 && bucket[i].token && bucket[i].token != token_id) i++;
-    double t = now_s();
-    if (bucket[i].token != token_id) { bucket[i].token = token_id; bucket[i].tokens = per_min; bucket[i].at = t; }
-    bucket[i].tokens += (t - bucket[i].at) * per_min / 60.0;
-    if (bucket[i].tokens > per_min) bucket[i].tokens = per_min;
-    bucket[i].at = t;
-    int ok = bucket[i].tokens >= 1.0;
-    if (ok) bucket[i].tokens -= 1.0;
-    pthread_mutex_unlock(&bucket_lock);
-    return ok;
+    if (!a->log) return;
+    char shown[256], reason[600] = "";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (code >= 500 && why && *why) {
+        reason[0] = ' ';
+        tb_text_escape(why, reason + 1, sizeof reason - 1, 0);
+    }
+    fprintf(a->log, "%lld %s %s %u%s\n", (long long)ts.tv_sec, method, tb_text_escape(url, shown, sizeof shown, 0),
+            code, reason);
+    fflush(a->log);
 }
 
 void tbs_token_hash(const char *token, char out[65])
@@ -63,29 +61,31 @@ void tbs_token_hash(const char *token, char out[65])
     tb_sha256_hex(token, strlen(token), NULL, 0, out);
 }
 
-static enum MHD_Result answer(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
-                              unsigned int code, const char *json)
+/* a JSON answer; why: the reason a 5xx's log line gives (NULL for others) */
+static enum MHD_Result answer_why(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
+                                  unsigned int code, const char *json, const char *why)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header(r, "Content-Type", "application/json");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (code == 503) MHD_add_response_header(r, "Retry-After", "1");
     enum MHD_Result ret = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
-    if (a->log) {
-        char shown[256];
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        fprintf(a->log, "%lld %s %s %u\n", (long long)ts.tv_sec, method,
-                tb_text_escape(url, shown, sizeof shown, 0), code);
-        fflush(a->log);
-    }
+    log_line(a, method, url, code, why);
     return ret;
+}
+
+static enum MHD_Result answer(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
+                              unsigned int code, const char *json)
+{
+    return answer_why(a, c, method, url, code, json, NULL);
 }
 
 /* An HTML page (malloc'd; taken and freed here; NULL: out of memory) with the headers every
  * page carries: no script may run, nothing may be fetched but inline styles and data: images,
  * and the type is not to be sniffed. */
-static enum MHD_Result answer_html(tbs_api *a, struct MHD_Connection *c, const char *url, unsigned int code, char *html)
+static enum MHD_Result answer_html_why(tbs_api *a, struct MHD_Connection *c, const char *url, unsigned int code, char *html,
+                                       const char *why)
 {
     static const char oom[] = "<!DOCTYPE html><title>500</title><p>out of memory</p>";
     struct MHD_Response *r = html ? MHD_create_response_from_buffer(strlen(html), html, MHD_RESPMEM_MUST_FREE)
@@ -97,16 +97,16 @@ static enum MHD_Result answer_html(tbs_api *a, struct MHD_Connection *c, const c
                             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    if (code == 503) MHD_add_response_header(r, "Retry-After", "1");
     enum MHD_Result ret = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
-    if (a->log) {
-        char shown[256];
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        fprintf(a->log, "%lld GET %s %u\n", (long long)ts.tv_sec, tb_text_escape(url, shown, sizeof shown, 0), code);
-        fflush(a->log);
-    }
+    log_line(a, "GET", url, code, html ? why : "out of memory");
     return ret;
+}
+
+static enum MHD_Result answer_html(tbs_api *a, struct MHD_Connection *c, const char *url, unsigned int code, char *html)
+{
+    return answer_html_why(a, c, url, code, html, NULL);
 }
 
 static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *method, const char *url,
@@ -117,7 +117,7 @@ static enum MHD_Result error(tbs_api *a, struct MHD_Connection *c, const char *m
     cJSON_AddStringToObject(o, "error", tb_text_utf8_clean(why, clean, sizeof clean));
     char *t = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    enum MHD_Result r = answer(a, c, method, url, code, t ? t : "{\"error\":\"out of memory\"}");
+    enum MHD_Result r = answer_why(a, c, method, url, code, t ? t : "{\"error\":\"out of memory\"}", why);
     cJSON_free(t);
     return r;
 }
@@ -168,7 +168,8 @@ static unsigned int post_headers(tbs_api *a, struct MHD_Connection *c, const cha
     if (!auth || strncasecmp(auth, "Bearer ", 7) || !auth[7]) { snprintf(why, len, "a bearer token is needed"); return 401; }
     char hash[65];
     tbs_token_hash(auth + 7, hash);
-    if (tbs_token_find(a->store, hash, &q->token_id, why, len)) return 500;
+    int rc = tbs_token_find(a->store, hash, &q->token_id, why, len);
+    if (rc) return store_status(rc);
     if (!q->token_id) { snprintf(why, len, "unknown or revoked token"); return 401; }
     /* two Content-Length headers, or one beside chunked transfer: which one frames the body
      * is ambiguous (a request smuggled past a proxy), so neither is trusted (RFC 9112, 6.3) */
@@ -186,7 +187,9 @@ static unsigned int post_headers(tbs_api *a, struct MHD_Connection *c, const cha
         snprintf(why, len, "Idempotency-Key: want 1 to 128 letters, digits or -._~:/=!#$%%&'*+^`|");
         return 400;
     }
-    if (!allow(q->token_id, a->rate_per_min)) { snprintf(why, len, "too many submissions: slow down"); return 429; }
+    int ok = 0;   /* the token's bucket: in this process (SQLite) or shared by every process (PostgreSQL) */
+    if ((rc = tbs_rate_take(a->store, q->token_id, a->rate_per_min, &ok, why, len))) return store_status(rc);
+    if (!ok) { snprintf(why, len, "too many submissions: slow down"); return 429; }
     return 0;
 }
 
@@ -217,13 +220,13 @@ static enum MHD_Result post_submission(tbs_api *a, struct MHD_Connection *c, con
     if (!key) { tb_sha256_hex(q->body, q->n, NULL, 0, own); key = own; }
     int64_t id = 0;
     int existed = 0;
+    /* the store moves the model's generation on with the row: cached boards are stale from now */
     int rc = tbs_submission_put(a->store, q->token_id, key, s.gpu_name, q->body, q->n, &id, &existed, msg, sizeof msg);
-    if (!rc && !existed && a->cache) tbs_cache_bump(a->cache, s.gpu_name);   /* after the store has it */
     tb_submission_free(&s);
-    if (rc) return error(a, c, m, url, 500, msg);
+    if (rc) return error(a, c, m, url, store_status(rc), msg);
     if (existed) {   /* a replay: of this very document, or a key reused for another one? */
         char *first = NULL;
-        if (tbs_submission_get(a->store, id, &first, msg, sizeof msg)) return error(a, c, m, url, 500, msg);
+        if ((rc = tbs_submission_get(a->store, id, &first, msg, sizeof msg))) return error(a, c, m, url, store_status(rc), msg);
         int same = first && strlen(first) == q->n && !memcmp(first, q->body, q->n);
         free(first);
         if (!same) {
@@ -256,11 +259,16 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
     char msg[TB_MSG_LEN];
     const char *gpu = NULL;
     int keep = a->cache && cached_route(url, &gpu);
-    uint64_t gen = keep ? tbs_cache_generation(a->cache, gpu) : 0;   /* before the store is read */
     int page = tbs_pages_route(url);
+    uint64_t gen = 0;
+    int rc = keep ? tbs_board_generation(a->store, gpu, &gen, msg, sizeof msg) : 0;   /* before the store is read */
+    if (rc) {   /* the generation is unknown, so a kept text may be stale: none is served */
+        if (page) return answer_html_why(a, c, url, store_status(rc), tbs_page_error(store_status(rc), msg), msg);
+        return error(a, c, "GET", url, store_status(rc), msg);
+    }
     if (keep) {
         size_t n = 0;
-        char *t = tbs_cache_get(a->cache, url, gpu, &n);
+        char *t = tbs_cache_get(a->cache, url, gen, &n);
         if (t && page) return answer_html(a, c, url, 200, t);
         if (t) {
             enum MHD_Result r = answer(a, c, "GET", url, 200, t);
@@ -272,16 +280,16 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
         static const tbs_sets none = { NULL, 0 };
         unsigned status = 200;
         char *html = NULL;
-        if (tbs_page(a->store, a->sets ? a->sets : &none, url, &status, &html, msg, sizeof msg)) {
-            status = 500;
-            html = tbs_page_error(500, msg);
+        if ((rc = tbs_page(a->store, a->sets ? a->sets : &none, url, &status, &html, msg, sizeof msg))) {
+            status = store_status(rc);
+            html = tbs_page_error(status, msg);
         }
-        if (keep && status == 200 && html) tbs_cache_put(a->cache, url, gpu, gen, html, strlen(html));
-        return answer_html(a, c, url, status, html);
+        if (keep && status == 200 && html) tbs_cache_put(a->cache, url, gen, html, strlen(html));
+        return answer_html_why(a, c, url, status, html, rc ? msg : NULL);
     }
     if (!strcmp(url, "/api/v1/leaderboards")) {
         char *j = NULL;
-        if (tbs_leaderboards_json(a->store, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        if ((rc = tbs_leaderboards_json(a->store, &j, msg, sizeof msg))) return error(a, c, "GET", url, store_status(rc), msg);
         enum MHD_Result r = answer(a, c, "GET", url, 200, j);
         cJSON_free(j);
         return r;
@@ -296,8 +304,8 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
         const tbs_set *st = a->sets ? tbs_sets_find(a->sets, set) : NULL;
         if (!st) return error(a, c, "GET", url, 404, "no such shape set");
         char *j = NULL;
-        if (tbs_rank_json(a->store, st, slash + 1, &j, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
-        if (keep && strcmp(j, "[]")) tbs_cache_put(a->cache, url, gpu, gen, j, strlen(j));   /* not a model without a board */
+        if ((rc = tbs_rank_json(a->store, st, slash + 1, &j, msg, sizeof msg))) return error(a, c, "GET", url, store_status(rc), msg);
+        if (keep && strcmp(j, "[]")) tbs_cache_put(a->cache, url, gen, j, strlen(j));   /* not a model without a board */
         enum MHD_Result r = answer(a, c, "GET", url, 200, j);
         cJSON_free(j);
         return r;
@@ -308,7 +316,8 @@ static enum MHD_Result get(tbs_api *a, struct MHD_Connection *c, const char *url
         if (!*n || strlen(n) > 18 || strspn(n, "0123456789") != strlen(n))
             return error(a, c, "GET", url, 400, "a submission id is a number");
         char *doc = NULL;
-        if (tbs_submission_get(a->store, strtoll(n, NULL, 10), &doc, msg, sizeof msg)) return error(a, c, "GET", url, 500, msg);
+        if ((rc = tbs_submission_get(a->store, strtoll(n, NULL, 10), &doc, msg, sizeof msg)))
+            return error(a, c, "GET", url, store_status(rc), msg);
         if (!doc) return error(a, c, "GET", url, 404, "no such submission");
         enum MHD_Result r = answer(a, c, "GET", url, 200, doc);
         free(doc);

@@ -3,19 +3,21 @@
  * served as text until a submission of its GPU model is stored. Without it every read parses
  * every stored submission of the model again (a read's cost grows with the board).
  *
- * Invalidation is by generation: each GPU model has a generation, and all of them together one
- * more (for pages that read every model, as the list does); storing a submission bumps its
- * model's (tbs_cache_bump). An entry remembers the generation it was made at and is served only
- * while that is still the current one. A reader takes the generation BEFORE it reads the store
- * and hands it to tbs_cache_put with the text: when a submission was stored meanwhile, the text
- * may predate it and is not kept. Generations are per model name hashed into a fixed table, so
- * two models may share one (a submission of one then also drops the other's entries: wasted
- * work, never a stale page).
+ * Invalidation is by generation, and the generations are the store's (tbs_board_generation in
+ * store.h): each GPU model has one, and all of them together one more (for pages that read
+ * every model, as the list does); it never goes back and moves on with every submission of the
+ * model stored, by this process or (PostgreSQL) by any other server process of the database.
+ * An entry remembers the generation it was made at. A reader takes the generation BEFORE it
+ * reads the store, asks for the entry at that generation, and on a miss renders from the store
+ * and puts the text under that same generation: a text that may predate a submission is thus
+ * tagged with a generation older than the one that submission made, and no later reader, who
+ * reads the newer generation first, is served it. So several processes, each with its own
+ * cache, never serve a board older than the last submission any of them stored before the
+ * read began.
  *
  * Bounded: at most TBS_CACHE_SLOTS entries and TBS_CACHE_BYTES of text, the least recently
  * used evicted first; a text larger than a quarter of the budget is not kept. Thread-safe (one
- * mutex; a hit is one copy of the text). The generations live in this process only: a second
- * server writing the same database would not bump them (one server per database file). */
+ * mutex; a hit is one copy of the text). */
 #ifndef TBS_CACHE_H
 #define TBS_CACHE_H
 #include <stddef.h>
@@ -30,17 +32,14 @@ typedef struct tbs_cache tbs_cache;
 tbs_cache *tbs_cache_new(void);
 void tbs_cache_free(tbs_cache *c);
 
-/* The current generation of gpu's pages, or of every model's together when gpu is NULL. */
-uint64_t tbs_cache_generation(tbs_cache *c, const char *gpu);
-/* A submission of gpu was stored: its generation and the all-models one move on, so every
- * entry that read gpu's submissions is stale. */
-void tbs_cache_bump(tbs_cache *c, const char *gpu);
 /* The text kept under key, as a malloc'd copy (NUL-terminated; *n its length without the NUL)
- * that the caller frees, when it was made at gpu's current generation (gpu NULL: every
- * model's); else NULL (a miss, or out of memory). */
-char *tbs_cache_get(tbs_cache *c, const char *key, const char *gpu, size_t *n);
-/* Keep text[0..n) under key, made from the store as it was at generation gen of gpu (read with
- * tbs_cache_generation before reading the store; gpu NULL: every model). Nothing is kept when
- * that generation has moved on since, or when memory runs out: a cache may always say no. */
-void tbs_cache_put(tbs_cache *c, const char *key, const char *gpu, uint64_t gen, const char *text, size_t n);
+ * that the caller frees, when it was made at generation gen (the one the caller has just read
+ * from the store); else NULL (a miss, or out of memory). An entry made at an older generation
+ * is stale and dropped; one made at a newer generation than gen (a reader that read the
+ * generation before another stored the entry) is kept for the readers that come after. */
+char *tbs_cache_get(tbs_cache *c, const char *key, uint64_t gen, size_t *n);
+/* Keep text[0..n) under key, made from the store as it was at generation gen or later (gen
+ * read before the store). An entry of key made at a newer generation stays instead. Nothing is
+ * kept when memory runs out: a cache may always say no. */
+void tbs_cache_put(tbs_cache *c, const char *key, uint64_t gen, const char *text, size_t n);
 #endif

@@ -1,14 +1,18 @@
-/* main.c - tilebench-server: a community leaderboard of tilebench submissions on one machine
- * (libmicrohttpd, SQLite). `tilebench-server [--address A] [--port P] [--db FILE]` serves the
- * JSON API and the pages until SIGTERM or SIGINT (it finishes the requests in flight, then exits 0);
- * `tilebench-server token add|list|revoke NAME [--db FILE]` manages the bearer tokens, stored
- * hashed (the new token is printed once, by add). docs/server.md. */
+/* main.c - tilebench-server: a community leaderboard of tilebench submissions (libmicrohttpd;
+ * an SQLite file, or PostgreSQL for several server processes). `tilebench-server [--address A]
+ * [--port P] [--db FILE|postgresql://...]` serves the JSON API and the pages until SIGTERM or
+ * SIGINT (it finishes the requests in flight, then exits 0); `tilebench-server token
+ * add|list|revoke NAME [--db ...]` manages the bearer tokens, stored hashed (the new token is
+ * printed once, by add); `tilebench-server copy-db --from FILE --to postgresql://...` moves a
+ * community's SQLite file into an empty PostgreSQL database. A PostgreSQL password comes from
+ * PGPASSWORD, PGPASSFILE or --db-password-file, never from the command line. docs/server.md. */
 #define _GNU_SOURCE
 #include "api.h"
 #include "store.h"
 #include "common/tb.h"
 #include "format/submission_parse.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <openssl/rand.h>
 #include <signal.h>
@@ -25,10 +29,11 @@ static void on_stop(int sig) { (void)sig; stop = 1; }
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: tilebench-server [--address A] [--port P] [--db FILE] [--max-body BYTES] [--rate R]\n"
+        "usage: tilebench-server [--address A] [--port P] [--db FILE|URI] [--max-body BYTES] [--rate R]\n"
         "                        [--idle-timeout S] [--body-timeout S] [--shapes-dir D]\n"
-        "                        [--allow-unknown-gpu]\n"
-        "       tilebench-server token add|list|revoke [NAME] [--db FILE]\n"
+        "                        [--allow-unknown-gpu] [--db-password-file F] [--wait-db S]\n"
+        "       tilebench-server token add|list|revoke [NAME] [--db FILE|URI]\n"
+        "       tilebench-server copy-db --from FILE --to URI\n"
         "\n"
         "Serve a tilebench leaderboard: POST /api/v1/submissions (bearer token, idempotency key),\n"
         "GET /api/v1/submissions/{id}, GET /api/v1/leaderboards, GET /api/v1/leaderboards/SET/GPU\n"
@@ -40,6 +45,11 @@ static void usage(FILE *f)
         "  --address A     IPv4 address to listen on (default 127.0.0.1)\n"
         "  --port P        TCP port (default 8080; 0 picks a free one, printed on stdout)\n"
         "  --db FILE       the server's own SQLite file (default " DEFAULT_DB ")\n"
+        "  --db URI        a PostgreSQL database instead (postgresql://USER@HOST[:PORT]/DB[?sslmode=...]),\n"
+        "                  which several server processes may share; a URI with a password in it is\n"
+        "                  refused: the password comes from PGPASSWORD, PGPASSFILE (~/.pgpass) or\n"
+        "  --db-password-file F  the first line of F\n"
+        "  --wait-db S     PostgreSQL unreachable at start: try again for S seconds (default 0: exit 2)\n"
         "  --max-body N    larger request bodies get 413 (default 16 MiB)\n"
         "  --rate R        submissions per token and minute before 429 (default 30; 0: no limit)\n"
         "  --idle-timeout S  a connection silent for S seconds is closed (default 10)\n"
@@ -49,7 +59,10 @@ static void usage(FILE *f)
         "                  installed share/tilebench/shapes)\n"
         "  --allow-unknown-gpu  take submissions from a GPU whose peak this server does not know\n"
         "                  (a compute capability outside its table, or no SM count) with their\n"
-        "                  rates unchecked; without it they get 422\n");
+        "                  rates unchecked; without it they get 422\n"
+        "\n"
+        "copy-db copies every token (hashed) and submission of an SQLite file into an empty\n"
+        "PostgreSQL database, with their ids, in one transaction, and prints both sides' row counts.\n");
 }
 
 static void print_line(void *ctx, const char *line) { (void)ctx; printf("%s\n", line); }
@@ -75,11 +88,30 @@ static size_t unescape_url(void *cls, struct MHD_Connection *c, char *s)
     return (size_t)(w - s);
 }
 
-static int token_cmd(int argc, char **argv, const char *db)
+/* the store's open is waiting for the database (--wait-db): said once */
+static void waiting(void *ctx, const char *why)
+{
+    fprintf(stderr, "tilebench-server: waiting up to %g s for the database: %s\n", *(const double *)ctx, why);
+}
+
+/* The first line of the password file into out (its newline dropped): 0, or -1 with msg (which
+ * names the file, never what is in it). */
+static int read_password(const char *path, char *out, size_t len, char *msg, size_t msg_len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(msg, msg_len, "cannot read the password file '%s': %s", path, strerror(errno)); return -1; }
+    int ok = fgets(out, (int)len, f) != NULL;
+    fclose(f);
+    if (ok) out[strcspn(out, "\r\n")] = 0;
+    if (!ok || !*out) { snprintf(msg, msg_len, "the password file '%s' holds no password on its first line", path); return -1; }
+    return 0;
+}
+
+static int token_cmd(int argc, char **argv, const char *db, const tbs_store_opts *o)
 {
     char msg[TB_MSG_LEN];
     tbs_store *s;
-    if (tbs_store_open(db, &s, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
+    if (tbs_store_open(db, o, &s, msg, sizeof msg)) { fprintf(stderr, "tilebench-server: error: %s\n", msg); return 2; }
     int rc = 0;
     const char *what = argc > 0 ? argv[0] : "";
     if (!strcmp(what, "list")) {
@@ -109,6 +141,38 @@ static int token_cmd(int argc, char **argv, const char *db)
     return rc;
 }
 
+/* copy-db --from FILE --to URI: 0 copied, 1 the copy failed (nothing written), 2 usage or a
+ * database that cannot be opened */
+static int copy_db(const char *from, const char *to, const tbs_store_opts *o)
+{
+    if (!from || !to) { fprintf(stderr, "tilebench-server: error: copy-db --from FILE --to postgresql://...\n"); return 2; }
+    if (tbs_store_is_postgres(from) || !tbs_store_is_postgres(to)) {
+        fprintf(stderr, "tilebench-server: error: copy-db copies an SQLite file (--from FILE) into PostgreSQL (--to postgresql://...)\n");
+        return 2;
+    }
+    if (access(from, R_OK)) { fprintf(stderr, "tilebench-server: error: cannot read '%s': %s\n", from, strerror(errno)); return 2; }
+    char msg[TB_MSG_LEN];
+    tbs_store *src = NULL, *dst = NULL;
+    if (tbs_store_open(from, NULL, &src, msg, sizeof msg) || tbs_store_open(to, o, &dst, msg, sizeof msg)) {
+        fprintf(stderr, "tilebench-server: error: %s\n", msg);
+        tbs_store_close(src);
+        return 2;
+    }
+    tbs_store_counts a = { 0 }, b = { 0 };
+    int rc = tbs_store_count(src, &a, msg, sizeof msg);
+    if (!rc) rc = tbs_store_copy(src, dst, msg, sizeof msg);
+    if (!rc) rc = tbs_store_count(dst, &b, msg, sizeof msg);
+    if (!rc) {
+        printf("from %s (SQLite): %lld tokens, %lld submissions\n", from, (long long)a.tokens, (long long)a.submissions);
+        printf("to PostgreSQL: %lld tokens, %lld submissions\n", (long long)b.tokens, (long long)b.submissions);
+        if (a.tokens != b.tokens || a.submissions != b.submissions) { snprintf(msg, sizeof msg, "the counts differ"); rc = -1; }
+    }
+    tbs_store_close(src);
+    tbs_store_close(dst);
+    if (rc) fprintf(stderr, "tilebench-server: error: %s\n", msg);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -117,13 +181,16 @@ int main(int argc, char **argv)
         { "rate", required_argument, 0, 'r' }, { "shapes-dir", required_argument, 0, 's' },
         { "idle-timeout", required_argument, 0, 'i' }, { "body-timeout", required_argument, 0, 'b' },
         { "allow-unknown-gpu", no_argument, 0, 'u' }, { "help", no_argument, 0, 'h' },
-        { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 } };
+        { "version", no_argument, 0, 'V' }, { "db-password-file", required_argument, 0, 'P' },
+        { "wait-db", required_argument, 0, 'w' }, { "from", required_argument, 0, 'F' },
+        { "to", required_argument, 0, 'T' }, { 0, 0, 0, 0 } };
     const char *address = "127.0.0.1", *db = DEFAULT_DB;
     long port = 8080;
     long long max_body = TB_SUB_MAX_BYTES;
     double rate = 30;
     long idle_timeout = 10, body_timeout = 60;
-    const char *shapes_dir = NULL;
+    const char *shapes_dir = NULL, *password_file = NULL, *from = NULL, *to = NULL;
+    double wait_db = 0;
     int c, allow_unknown_gpu = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -141,6 +208,12 @@ int main(int argc, char **argv)
                   if (!end || *end || !(rate >= 0 && rate <= 1e6)) { fprintf(stderr, "tilebench-server: error: invalid --rate '%s'\n", optarg); return 2; }
                   break;
         case 's': shapes_dir = optarg; break;
+        case 'P': password_file = optarg; break;
+        case 'F': from = optarg; break;
+        case 'T': to = optarg; break;
+        case 'w': wait_db = strtod(optarg, &end);
+                  if (!end || *end || !(wait_db >= 0 && wait_db <= 86400)) { fprintf(stderr, "tilebench-server: error: invalid --wait-db '%s'\n", optarg); return 2; }
+                  break;
         case 'u': allow_unknown_gpu = 1; break;
         case 'i': case 'b': {
             long v = strtol(optarg, &end, 10);
@@ -156,14 +229,30 @@ int main(int argc, char **argv)
         default: fprintf(stderr, "tilebench-server: error: unknown option '%s' (see --help)\n", argv[optind - 1]); return 2;
         }
     }
-    if (optind < argc && !strcmp(argv[optind], "token")) return token_cmd(argc - optind - 1, argv + optind + 1, db);
+    char password[1024] = "", msg[TB_MSG_LEN];
+    if (password_file && read_password(password_file, password, sizeof password, msg, sizeof msg)) {
+        fprintf(stderr, "tilebench-server: error: %s\n", msg);
+        return 2;
+    }
+    tbs_store_opts so = { .password = *password ? password : NULL, .wait_s = wait_db, .waiting = waiting, .ctx = &wait_db };
+    if (optind < argc && !strcmp(argv[optind], "token")) {
+        int rc = from || to ? (fprintf(stderr, "tilebench-server: error: --from and --to are copy-db's\n"), 2)
+                           : token_cmd(argc - optind - 1, argv + optind + 1, db, &so);
+        explicit_bzero(password, sizeof password);
+        return rc;
+    }
+    if (optind < argc && !strcmp(argv[optind], "copy-db") && optind + 1 == argc) {
+        int rc = copy_db(from, to, &so);
+        explicit_bzero(password, sizeof password);
+        return rc;
+    }
     if (optind < argc) { fprintf(stderr, "tilebench-server: error: unexpected argument '%s'\n", argv[optind]); return 2; }
+    if (from || to) { fprintf(stderr, "tilebench-server: error: --from and --to are copy-db's\n"); return 2; }
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) { fprintf(stderr, "tilebench-server: error: invalid --address '%s'\n", address); return 2; }
-    char msg[TB_MSG_LEN];
     /* the shape sets: --shapes-dir, else the installed share/tilebench/shapes beside bin/ */
     tbs_sets sets;
     char exe_sets[4200] = "";
@@ -184,7 +273,9 @@ int main(int argc, char **argv)
     tbs_api api = { .max_body = (size_t)max_body, .log = stderr, .sets = &sets, .rate_per_min = rate,
                     .body_timeout_s = (double)body_timeout, .allow_unknown_gpu = allow_unknown_gpu };
     if (!(api.cache = tbs_cache_new())) { fprintf(stderr, "tilebench-server: error: out of memory\n"); return 2; }
-    if (tbs_store_open(db, &api.store, msg, sizeof msg)) {
+    int opened = tbs_store_open(db, &so, &api.store, msg, sizeof msg);
+    explicit_bzero(password, sizeof password);   /* the store keeps its own copy, for reconnecting */
+    if (opened) {
         fprintf(stderr, "tilebench-server: error: %s\n", msg);
         tbs_cache_free(api.cache);
         return 2;

@@ -122,7 +122,7 @@ typedef struct index_ctx {
 static int index_gpu(void *c_, const char *gpu, int64_t submissions)
 {
     index_ctx *c = c_;
-    if (tbs_rank_counts(c->st, c->sets, gpu, c->counts, c->msg, c->len)) { c->rc = -1; return 1; }
+    if ((c->rc = tbs_rank_counts(c->st, c->sets, gpu, c->counts, c->msg, c->len))) return 1;
     size_t any = 0;
     for (size_t k = 0; k < c->sets->n; k++) {
         if (!c->counts[k]) continue;
@@ -154,9 +154,10 @@ static int page_index(tbs_store *st, const tbs_sets *sets, tbs_html *h, char *ms
                     "<th>ranked submissions</th><th>shapes in set</th></tr></thead><tbody>\n");
     index_ctx c = { st, sets, h, calloc(sets->n ? sets->n : 1, sizeof(size_t)), 0, 0, msg, len };
     if (!c.counts) { snprintf(msg, len, "out of memory"); return -1; }
-    if (tbs_gpu_models(st, index_gpu, &c, msg, len)) c.rc = -1;
+    int rc = tbs_gpu_models(st, index_gpu, &c, msg, len);
+    if (rc) c.rc = rc;
     free(c.counts);
-    if (c.rc) return -1;
+    if (c.rc) return c.rc;
     tbs_html_raw(h, "</tbody></table>\n");
     if (!c.rows) tbs_html_raw(h, "<p id=\"empty\">No submissions yet.</p>\n");
     tbs_page_foot(h);
@@ -325,10 +326,10 @@ int tbs_page(tbs_store *st, const tbs_sets *sets, const char *url, unsigned *sta
     } else {
         rc = error_page(&h, status, 404, "no such page");
     }
-    if (rc) {
+    if (rc) {   /* -1, or the store's TBS_STORE_UNAVAILABLE (the caller answers 503) */
         if (!msg[0] || h.oom) snprintf(msg, len, "out of memory while writing a page");
         tbs_html_free(&h);
-        return -1;
+        return rc == TBS_STORE_UNAVAILABLE && !h.oom ? rc : -1;
     }
     *html = tbs_html_take(&h, msg, len);
     return *html ? 0 : -1;

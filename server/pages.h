@@ -18,7 +18,8 @@ int tbs_pages_route(const char *url);
 /* Render the page of url: *status is its HTTP status (200; 400 for a malformed id; 404 for an
  * unknown set, GPU model, submission or route, with an error page saying which) and *html the
  * page, malloc'd (the caller frees it). 0, or -1 with msg when no page could be made (the store
- * failed, out of memory): then *html is NULL and the caller answers 500. */
+ * failed, out of memory): then *html is NULL and the caller answers 500; TBS_STORE_UNAVAILABLE
+ * (store.h) when the database could not be reached: the caller answers 503. */
 int tbs_page(tbs_store *st, const tbs_sets *sets, const char *url, unsigned *status, char **html,
              char *msg, size_t len);
 /* A page for an error: status and why (escaped). malloc'd, or NULL when out of memory. */

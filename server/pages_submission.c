@@ -207,7 +207,8 @@ static void result(tbs_html *h, const tb_sub_result *r, size_t rep, const cJSON 
 int tbs_page_submission(tbs_store *st, int64_t id, tbs_html *h, unsigned *status, char *msg, size_t len)
 {
     char *doc = NULL;
-    if (tbs_submission_get(st, id, &doc, msg, len)) return -1;
+    int got = tbs_submission_get(st, id, &doc, msg, len);
+    if (got) return got;   /* -1, or TBS_STORE_UNAVAILABLE */
     tb_submission s;
     int have = doc != NULL;
     if (have && tb_submission_parse(doc, strlen(doc), &s, msg, len)) { free(doc); return -1; }

@@ -51,7 +51,7 @@ int tbs_subs_load(tbs_store *st, const char *gpu, tbs_subs *out, char *msg, size
     cap_subs c = { out, 0, 0 };
     int rc = tbs_submissions_of_gpu(st, gpu, one, &c, msg, len);
     if (!rc && c.oom) { snprintf(msg, len, "out of memory"); rc = -1; }
-    if (rc) { tbs_subs_free(out); return -1; }
+    if (rc) { tbs_subs_free(out); return rc; }   /* the store's code: TBS_STORE_UNAVAILABLE too */
     return 0;
 }
 
@@ -151,7 +151,9 @@ int tbs_board_load(tbs_store *st, const tbs_set *set, const char *gpu, tbs_board
     memset(out, 0, sizeof *out);
     out->set = set;
     size_t *rep = NULL;
-    if (tbs_subs_load(st, gpu, &out->subs, msg, len) || tbs_subs_repro(&out->subs, &rep, msg, len)) return -1;
+    int rc = tbs_subs_load(st, gpu, &out->subs, msg, len);
+    if (rc) return rc;
+    if (tbs_subs_repro(&out->subs, &rep, msg, len)) return -1;
     out->e = calloc(out->subs.n ? out->subs.n : 1, sizeof *out->e);
     if (!out->e) { free(rep); snprintf(msg, len, "out of memory"); return -1; }
     size_t at = 0;
@@ -199,7 +201,8 @@ int tbs_rank_json(tbs_store *st, const tbs_set *set, const char *gpu, char **jso
 {
     *json = NULL;
     tbs_board b;
-    if (tbs_board_load(st, set, gpu, &b, msg, len)) { tbs_board_free(&b); return -1; }
+    int rc = tbs_board_load(st, set, gpu, &b, msg, len);
+    if (rc) { tbs_board_free(&b); return rc; }
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < b.n; i++) {
         const tbs_entry *e = &b.e[i];
@@ -240,7 +243,8 @@ int tbs_rank_json(tbs_store *st, const tbs_set *set, const char *gpu, char **jso
 int tbs_rank_counts(tbs_store *st, const tbs_sets *sets, const char *gpu, size_t *counts, char *msg, size_t len)
 {
     tbs_subs subs;
-    if (tbs_subs_load(st, gpu, &subs, msg, len)) return -1;
+    int rc = tbs_subs_load(st, gpu, &subs, msg, len);
+    if (rc) return rc;
     for (size_t k = 0; k < sets->n; k++) {
         counts[k] = 0;
         for (size_t i = 0; i < subs.n; i++) {

@@ -18,8 +18,9 @@ typedef struct tbs_sub {
 } tbs_sub;
 typedef struct tbs_subs { tbs_sub *v; size_t n; } tbs_subs;
 
-/* Read the submissions of gpu. 0, or -1 with msg (the store failed, out of memory); *out is
- * empty on failure. A document that no longer parses is left out. Free with tbs_subs_free. */
+/* Read the submissions of gpu. 0, or -1 with msg (the store failed, out of memory), or the
+ * store's TBS_STORE_UNAVAILABLE (the database cannot be reached now: store.h); every function
+ * of this file that reads the store passes that code on the same way. *out is empty on failure. A document that no longer parses is left out. Free with tbs_subs_free. */
 int tbs_subs_load(tbs_store *st, const char *gpu, tbs_subs *out, char *msg, size_t len);
 void tbs_subs_free(tbs_subs *subs);
 /* "reproduced by" of every result of every submission of subs (repro.h's rule and drift):

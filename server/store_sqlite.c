@@ -1,6 +1,8 @@
-/* store_sqlite.c - the server's storage on one SQLite file (see store.h): its own schema and
- * migrations (PRAGMA user_version, each step in a transaction, as the CLI's store), WAL, a
- * busy timeout; bound parameters only. The only server file that includes sqlite3.h.
+/* store_sqlite.c - the server's storage on one SQLite file (see store.h), the default engine:
+ * its own schema and migrations (PRAGMA user_version, each step in a transaction, as the CLI's
+ * store), WAL, a busy timeout; bound parameters only. The only server file that includes
+ * sqlite3.h. One server process per file: the per-token rate buckets and the boards'
+ * generations live in this process (in the PostgreSQL engine, store_pg.c, in the database).
  *
  * Thread safety (store.h's contract) comes from a pool of connections, not from one shared
  * connection under a lock: every call borrows a connection that no other thread uses until it
@@ -13,23 +15,31 @@
  * once, wrk -c16, had a p99 of 0.7 s that way, against 40 ms queued here); the busy timeout is
  * left for writers in other processes (`token add`). */
 #define _GNU_SOURCE
-#include "store.h"
+#include "store_int.h"
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define POOL_IDLE 16   /* connections kept open between calls; more are opened on demand, closed after */
+#define GEN_SLOTS 256  /* GPU model names hashed into this many generations: two models sharing
+                          one only drop each other's cached boards (wasted work, never stale) */
+#define BUCKETS 1024   /* per-token rate buckets; a token beyond them shares the last (stricter) */
 
-struct tbs_store {
+typedef struct sqlite_store {
+    tbs_store base;
     char *path;
     pthread_mutex_t lock;   /* guards idle[] and n_idle */
     pthread_mutex_t write;  /* held around every write of this process */
     sqlite3 *idle[POOL_IDLE];
     size_t n_idle;
-};
+    pthread_mutex_t mem;    /* guards what this process keeps: gens, all, bucket */
+    uint64_t gens[GEN_SLOTS], all;
+    struct { int64_t token; double tokens, at; } bucket[BUCKETS];
+} sqlite_store;
 
 static const char *const migrations[] = {
     "CREATE TABLE tokens (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, hash TEXT NOT NULL "
@@ -44,6 +54,14 @@ static const char *const migrations[] = {
     "PRAGMA user_version = 2;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+
+/* the generation slot of a GPU model */
+static size_t gen_slot(const char *gpu)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)gpu; *p; p++) h = (h ^ *p) * 1099511628211ull;
+    return (size_t)(h % GEN_SLOTS);
+}
 
 /* msg = "cannot WHAT: the connection's last error"; the connection is the caller's alone */
 static int fail(sqlite3 *db, char *msg, size_t len, const char *what)
@@ -72,7 +90,7 @@ static sqlite3 *open_connection(const char *path, char *msg, size_t len)
 }
 
 /* A connection for this call alone: an idle one, else a new one. NULL with msg. */
-static sqlite3 *borrow(tbs_store *s, char *msg, size_t len)
+static sqlite3 *borrow(sqlite_store *s, char *msg, size_t len)
 {
     sqlite3 *db = NULL;
     pthread_mutex_lock(&s->lock);
@@ -82,7 +100,7 @@ static sqlite3 *borrow(tbs_store *s, char *msg, size_t len)
 }
 
 /* db back to the pool (closed when the pool is full) */
-static void give(tbs_store *s, sqlite3 *db)
+static void give(sqlite_store *s, sqlite3 *db)
 {
     if (!db) return;
     pthread_mutex_lock(&s->lock);
@@ -114,38 +132,46 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t len)
     return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(db, msg, len, "migrate");
 }
 
-int tbs_store_open(const char *path, tbs_store **out, char *msg, size_t len)
+static const tbs_engine engine;
+
+int tbs_sqlite_open(const char *path, const tbs_store_opts *o, tbs_store **out, char *msg, size_t len)
 {
+    (void)o;
     *out = NULL;
     if (sqlite3_libversion_number() < 3035000) {   /* INSERT ... RETURNING */
         snprintf(msg, len, "SQLite 3.35 or newer is needed (this is %s)", sqlite3_libversion());
         return -1;
     }
-    tbs_store *s = calloc(1, sizeof *s);
+    sqlite_store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) { free(s); snprintf(msg, len, "out of memory"); return -1; }
+    s->base.e = &engine;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->write, NULL);
+    pthread_mutex_init(&s->mem, NULL);
     sqlite3 *db = open_connection(path, msg, len);
-    if (!db) { tbs_store_close(s); return -1; }
+    if (!db) { s->base.e->close(&s->base); return -1; }
     sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-    if (migrate(db, path, msg, len)) { sqlite3_close(db); tbs_store_close(s); return -1; }
+    if (migrate(db, path, msg, len)) { sqlite3_close(db); s->base.e->close(&s->base); return -1; }
     give(s, db);
-    *out = s;
+    *out = &s->base;
     return 0;
 }
 
-void tbs_store_close(tbs_store *s)
+static void store_close(tbs_store *base)
 {
+    sqlite_store *s = (sqlite_store *)base;
     if (!s) return;
     for (size_t i = 0; i < s->n_idle; i++) sqlite3_close(s->idle[i]);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->write);
+    pthread_mutex_destroy(&s->mem);
     free(s->path);
     free(s);
 }
 
-int tbs_token_add(tbs_store *s, const char *name, const char *hash_hex, int64_t *id, char *msg, size_t len)
+static int token_add(tbs_store *base, const char *name, const char *hash_hex, int64_t *id, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
     sqlite3_stmt *st = NULL;
@@ -165,8 +191,9 @@ int tbs_token_add(tbs_store *s, const char *name, const char *hash_hex, int64_t 
     return rc;
 }
 
-int tbs_token_find(tbs_store *s, const char *hash_hex, int64_t *id, char *msg, size_t len)
+static int token_find(tbs_store *base, const char *hash_hex, int64_t *id, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     *id = 0;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
@@ -183,8 +210,9 @@ int tbs_token_find(tbs_store *s, const char *hash_hex, int64_t *id, char *msg, s
     return rc;
 }
 
-int tbs_token_revoke(tbs_store *s, const char *name, int *revoked, char *msg, size_t len)
+static int token_revoke(tbs_store *base, const char *name, int *revoked, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     *revoked = 0;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
@@ -205,8 +233,9 @@ int tbs_token_revoke(tbs_store *s, const char *name, int *revoked, char *msg, si
     return rc;
 }
 
-int tbs_token_list(tbs_store *s, void (*fn)(void *ctx, const char *line), void *ctx, char *msg, size_t len)
+static int token_list(tbs_store *base, void (*fn)(void *ctx, const char *line), void *ctx, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
     sqlite3_stmt *st = NULL;
@@ -227,9 +256,10 @@ int tbs_token_list(tbs_store *s, void (*fn)(void *ctx, const char *line), void *
     return rc;
 }
 
-int tbs_submission_put(tbs_store *s, int64_t token_id, const char *key, const char *gpu_name,
+static int submission_put(tbs_store *base, int64_t token_id, const char *key, const char *gpu_name,
                        const char *doc, size_t n, int64_t *id, int *existed, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     *existed = 0;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
@@ -267,13 +297,55 @@ int tbs_submission_put(tbs_store *s, int64_t token_id, const char *key, const ch
         if (step != SQLITE_ROW) rc = fail(db, msg, len, "find the submission");
     } else if (step != SQLITE_ROW) {
         rc = fail(db, msg, len, "store the submission");
+    } else {   /* stored (committed): its model's boards are stale from now on */
+        pthread_mutex_lock(&s->mem);
+        s->gens[gen_slot(gpu_name)]++;
+        s->all++;
+        pthread_mutex_unlock(&s->mem);
     }
     give(s, db);
     return rc;
 }
 
-int tbs_submission_get(tbs_store *s, int64_t id, char **doc, char *msg, size_t len)
+static int board_generation(tbs_store *base, const char *gpu, uint64_t *gen, char *msg, size_t len)
 {
+    (void)msg; (void)len;
+    sqlite_store *s = (sqlite_store *)base;
+    pthread_mutex_lock(&s->mem);
+    *gen = gpu ? s->gens[gen_slot(gpu)] : s->all;
+    pthread_mutex_unlock(&s->mem);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* a token bucket per token, in this process: per_min tokens, refilled continuously */
+static int rate_take(tbs_store *base, int64_t token_id, double per_min, int *ok, char *msg, size_t len)
+{
+    (void)msg; (void)len;
+    sqlite_store *s = (sqlite_store *)base;
+    pthread_mutex_lock(&s->mem);
+    size_t i = 0;
+    while (i < BUCKETS - 1 && s->bucket[i].token && s->bucket[i].token != token_id) i++;
+    double t = now_s();
+    if (s->bucket[i].token != token_id) { s->bucket[i].token = token_id; s->bucket[i].tokens = per_min; s->bucket[i].at = t; }
+    s->bucket[i].tokens += (t - s->bucket[i].at) * per_min / 60.0;
+    if (s->bucket[i].tokens > per_min) s->bucket[i].tokens = per_min;
+    s->bucket[i].at = t;
+    *ok = s->bucket[i].tokens >= 1.0;
+    if (*ok) s->bucket[i].tokens -= 1.0;
+    pthread_mutex_unlock(&s->mem);
+    return 0;
+}
+
+static int submission_get(tbs_store *base, int64_t id, char **doc, char *msg, size_t len)
+{
+    sqlite_store *s = (sqlite_store *)base;
     *doc = NULL;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
@@ -291,10 +363,11 @@ int tbs_submission_get(tbs_store *s, int64_t id, char **doc, char *msg, size_t l
     return rc;
 }
 
-int tbs_submissions_of_gpu(tbs_store *s, const char *gpu,
+static int submissions_of_gpu(tbs_store *base, const char *gpu,
                            int (*fn)(void *ctx, int64_t id, const char *who, const char *at, const char *doc),
                            void *ctx, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
     sqlite3_stmt *st = NULL;
@@ -313,9 +386,10 @@ int tbs_submissions_of_gpu(tbs_store *s, const char *gpu,
     return rc;
 }
 
-int tbs_gpu_models(tbs_store *s, int (*fn)(void *ctx, const char *gpu, int64_t submissions), void *ctx,
+static int gpu_models(tbs_store *base, int (*fn)(void *ctx, const char *gpu, int64_t submissions), void *ctx,
                    char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
     sqlite3_stmt *st = NULL;
@@ -330,8 +404,9 @@ int tbs_gpu_models(tbs_store *s, int (*fn)(void *ctx, const char *gpu, int64_t s
     return rc;
 }
 
-int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len)
+static int leaderboards_json(tbs_store *base, char **json, char *msg, size_t len)
 {
+    sqlite_store *s = (sqlite_store *)base;
     *json = NULL;
     sqlite3 *db = borrow(s, msg, len);
     if (!db) return -1;
@@ -353,3 +428,66 @@ int tbs_leaderboards_json(tbs_store *s, char **json, char *msg, size_t len)
     give(s, db);
     return rc;
 }
+
+static int count(tbs_store *base, tbs_store_counts *n, char *msg, size_t len)
+{
+    sqlite_store *s = (sqlite_store *)base;
+    sqlite3 *db = borrow(s, msg, len);
+    if (!db) return -1;
+    sqlite3_stmt *st = NULL;
+    int step = SQLITE_ERROR;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM tokens), (SELECT count(*) FROM submissions)", -1, &st, NULL) == SQLITE_OK &&
+        (step = sqlite3_step(st)) == SQLITE_ROW) {
+        n->tokens = sqlite3_column_int64(st, 0);
+        n->submissions = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    int rc = step == SQLITE_ROW ? 0 : fail(db, msg, len, "count the rows");
+    give(s, db);
+    return rc;
+}
+
+/* every token, then every submission, by id, in one read transaction (one snapshot: WAL) */
+static int dump(tbs_store *base, int (*token)(void *ctx, const tbs_token_row *r),
+                int (*sub)(void *ctx, const tbs_sub_row *r), void *ctx, char *msg, size_t len)
+{
+    sqlite_store *s = (sqlite_store *)base;
+    sqlite3 *db = borrow(s, msg, len);
+    if (!db) return -1;
+    int rc = 0, step = SQLITE_DONE;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) { rc = fail(db, msg, len, "read the database"); give(s, db); return rc; }
+    if (sqlite3_prepare_v2(db, "SELECT id, name, hash, created_at, revoked_at FROM tokens ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        step = SQLITE_ERROR;
+    while (!rc && step != SQLITE_ERROR && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        tbs_token_row r = { sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                            (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3),
+                            (const char *)sqlite3_column_text(st, 4) };
+        rc = token(ctx, &r);
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!rc && step != SQLITE_DONE) rc = fail(db, msg, len, "read the tokens");
+    if (!rc && sqlite3_prepare_v2(db, "SELECT id, token_id, idem_key, created_at, gpu_name, document FROM submissions ORDER BY id",
+                                  -1, &st, NULL) != SQLITE_OK)
+        rc = fail(db, msg, len, "read the submissions");
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        tbs_sub_row r = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2),
+                          (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4),
+                          (const char *)sqlite3_column_text(st, 5) };
+        rc = sub(ctx, &r);
+    }
+    if (!rc && step != SQLITE_DONE) rc = fail(db, msg, len, "read the submissions");
+    sqlite3_finalize(st);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    give(s, db);
+    return rc;
+}
+
+static const tbs_engine engine = {
+    .name = "SQLite", .close = store_close, .token_add = token_add, .token_find = token_find,
+    .token_revoke = token_revoke, .token_list = token_list, .rate_take = rate_take,
+    .submission_put = submission_put, .board_generation = board_generation, .submission_get = submission_get,
+    .submissions_of_gpu = submissions_of_gpu, .gpu_models = gpu_models, .leaderboards_json = leaderboards_json,
+    .count = count, .dump = dump,   /* a copy's source only: copy-db goes from SQLite to PostgreSQL */
+};

@@ -12,7 +12,9 @@
 # board is then `gate` on "NVIDIA H100 80GB HBM3", checked against the H100's peak), else (a
 # tree without that file) the invented fixture of tests/make_gate_fixture, whose GPU has no SM
 # count, so the server then runs with --allow-unknown-gpu; it says which.
-# Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+# Environment (set by CTest): TB, TB_BUILD, TB_SRC; and TB_PG when it runs under
+# tests/with_postgres.sh (CTest server_browser_pg): the server's --db is then a new PostgreSQL
+# database of that throwaway cluster instead of an SQLite file, the rest of the test the same.
 set -u
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass+1)); }
@@ -22,6 +24,9 @@ PY=/usr/bin/python3
 tmp=$(mktemp -d); pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
+
+if [ -n "${TB_PG:-}" ]; then DB_S=$("$TB_PG/createdb" s) || { echo "FAIL browser-0: createdb"; exit 1; }; echo "engine: PostgreSQL"
+else DB_S=s.db; echo "engine: SQLite"; fi
 
 chrome=$(command -v chromium)
 if [ -z "$chrome" ]; then
@@ -44,12 +49,12 @@ fi
 
 # ---- the server, three submitters -------------------------------------------------------------
 for who in alice bob carol mallory; do
-    t=$("$S" token add $who --db s.db) && [ ${#t} = 48 ] || { echo "FAIL browser-0: token add $who"; exit 1; }
+    t=$("$S" token add $who --db "$DB_S") && [ ${#t} = 48 ] || { echo "FAIL browser-0: token add $who"; exit 1; }
     eval "tok_$who=$t"
 done
-! "$S" token add '<script>alert(1)</script>' --db s.db 2>/dev/null && ! "$S" token add '"><img src=x>' --db s.db 2>/dev/null \
+! "$S" token add '<script>alert(1)</script>' --db "$DB_S" 2>/dev/null && ! "$S" token add '"><img src=x>' --db "$DB_S" 2>/dev/null \
     && ok browser-1.1 || bad browser-1.1 "a token name with HTML in it was taken"
-"$S" --port 0 --db s.db --rate 0 --shapes-dir "$TB_SRC/results/shapes" "${flags[@]}" > s.out 2> s.log & pid=$!
+"$S" --port 0 --db "$DB_S" --rate 0 --shapes-dir "$TB_SRC/results/shapes" "${flags[@]}" > s.out 2> s.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] && ok browser-1.2 || { bad browser-1.2 "did not start: $(cat s.log)"; exit 1; }

@@ -6,7 +6,9 @@
 # while the server stays up; SIGTERM stops it cleanly. No GPU needed. The fixture's GPU reports
 # no SM count, so its peak is unknown: this server runs with --allow-unknown-gpu (5.x: without
 # it, such a GPU is refused).
-# Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+# Environment (set by CTest): TB, TB_BUILD, TB_SRC; and TB_PG when it runs under
+# tests/with_postgres.sh (CTest server_cli_pg): every --db is then a new PostgreSQL database
+# of that throwaway cluster instead of an SQLite file, the rest of the test the same.
 set -u
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass+1)); }
@@ -15,10 +17,17 @@ S="$TB_BUILD/bin/tilebench-server"
 tmp=$(mktemp -d); pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
+# the server's databases: SQLite files, or PostgreSQL databases (TB_PG); dbdump: what is stored
+if [ -n "${TB_PG:-}" ]; then
+    newdb() { "$TB_PG/createdb" "$1"; }; dbdump() { "$TB_PG/dump" "$1"; }; echo "engine: PostgreSQL"
+else
+    newdb() { echo "$1.db"; }; dbdump() { cat "$1.db"; }; echo "engine: SQLite"
+fi
+DB_S=$(newdb s) && DB_U=$(newdb u) || { echo "FAIL server-0: cannot make the databases"; exit 1; }
 "$TB_BUILD/tests/make_gate_fixture" g.db >/dev/null || { echo "FAIL server-0: fixture"; exit 1; }
-tok=$("$S" token add alice --db s.db) && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
-! grep -q "$tok" s.db && ok server-1.2 || bad server-1.2 "the token is stored in clear"
-"$S" --port 0 --db s.db --max-body 200000 --rate 10 --shapes-dir "$TB_SRC/results/shapes" --allow-unknown-gpu > s.out 2> s.log & pid=$!
+tok=$("$S" token add alice --db "$DB_S") && [ ${#tok} = 48 ] && ok server-1.1 || bad server-1.1 "token add: '$tok'"
+dbdump s | grep -qa alice && ! dbdump s | grep -qa "$tok" && ok server-1.2 || bad server-1.2 "the token is stored in clear"
+"$S" --port 0 --db "$DB_S" --max-body 200000 --rate 10 --shapes-dir "$TB_SRC/results/shapes" --allow-unknown-gpu > s.out 2> s.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" s.out 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on 127.0.0.1://p' s.out)
 [ -n "$port" ] && ok server-1.3 || bad server-1.3 "did not start: $(cat s.log)"
@@ -107,13 +116,13 @@ check server-3.9 405 -X DELETE "$U/api/v1/submissions/1"
 printf '{"format":"tilebench-submission","x":"\xff\x1b[2J"}' > hostile.json
 check server-3.10 400 -X POST -H "Authorization: Bearer $tok" --data-binary @hostile.json "$U/api/v1/submissions"
 /usr/bin/python3 -c 'import json,sys; json.load(open("body"))' && ok server-3.11 || bad server-3.11 "an error body that is not JSON: $(cat -v body)"
-"$S" token revoke alice --db s.db
+"$S" token revoke alice --db "$DB_S"
 check server-3.12 401 -X POST -H "Authorization: Bearer $tok" --data-binary @good.json "$U/api/v1/submissions"
 [ "$(req "$U/api/v1/leaderboards")" = 200 ] && grep -q '"submissions":2' body && ok server-3.13 || bad server-3.13 "a bad request wrote a row: $(cat body)"
 n=$(grep -c " /api/v1/\| /nowhere" s.log); [ "$n" -ge 14 ] && ok server-3.14 || bad server-3.14 "$n log lines"
 
 # the rate: one token's burst beyond 10 submissions a minute gets 429 (counted per token)
-tok2=$("$S" token add bob --db s.db)
+tok2=$("$S" token add bob --db "$DB_S")
 codes=""; for i in $(seq 1 14); do codes="$codes $(req -X POST -H "Authorization: Bearer $tok2" --data-binary @good.json "$U/api/v1/submissions")"; done
 [ "$(tr ' ' '\n' <<<"$codes" | grep -c 429)" -ge 2 ] && grep -q 201 <<<"$codes" && ok server-3.15 || bad server-3.15 "no 429 in a burst of 14 at 10/min: $codes"
 
@@ -122,10 +131,10 @@ kill -TERM $pid; wait $pid; rc=$?; pid=
 
 # without --allow-unknown-gpu (the default) the fixture's GPU, whose peak is unknown (no SM
 # count), is refused; the same document as a 132-SM sm_90 (an H100) is taken
-"$S" --port 0 --db u.db --rate 0 --shapes-dir "$TB_SRC/results/shapes" > u.out 2> u.log & pid=$!
+"$S" --port 0 --db "$DB_U" --rate 0 --shapes-dir "$TB_SRC/results/shapes" > u.out 2> u.log & pid=$!
 for i in $(seq 1 50); do grep -q "listening on" u.out 2>/dev/null && break; sleep 0.1; done
 U="http://127.0.0.1:$(sed -n 's/^listening on 127.0.0.1://p' u.out)"
-tok3=$("$S" token add carol --db u.db)
+tok3=$("$S" token add carol --db "$DB_U")
 check server-5.1 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @good.json "$U/api/v1/submissions"
 grep -q "no known peak for GPU 'fixture GPU' (compute capability 9.0, 0 SMs)" body || bad server-5.1b "$(cat body)"
 /usr/bin/python3 -c 'import json; d=json.load(open("good.json")); d["environment"].update(sm_count=132)

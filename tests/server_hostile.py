@@ -5,14 +5,20 @@ generated from one valid submission by mutating each of its fields in turn (wron
 numbers, bad strings, missing and extra members), plus broken and deeply nested JSON, big and
 slow bodies, bad tokens, replayed idempotency keys, junk in paths and methods, the rate limit
 and raw protocol junk. For each: the exact status, a JSON body with "error" for every answer
-the server writes itself, and the row counts of the server's SQLite file (only a 201 adds a
+the server writes itself, and the row counts of the server's database (only a 201 adds a
 row); after each batch the process is alive and still answers; a good submission afterwards
 still gets 201. Python's standard library only; every socket has a timeout; about 5 s on two
 cores, 50 s at most.
 Prints one line per failure and "hostile: N requests, M as expected"; exit 1 on any mismatch.
-Environment (set by CTest): TB, TB_BUILD, TB_SRC. docs/server.md, "Hostile input and load".
+Environment (set by CTest): TB, TB_BUILD, TB_SRC; and TB_PG when it runs under
+tests/with_postgres.sh (CTest server_hostile_pg): every server's --db is then a new PostgreSQL
+database of that throwaway cluster instead of an SQLite file (tests/server_dbs.py), the rows
+counted there, the rest of the test the same. docs/server.md, "Hostile input and load".
 """
-import atexit, copy, hashlib, json, os, select, socket, sqlite3, subprocess, sys, tempfile, threading, time
+import atexit, copy, hashlib, json, os, select, socket, subprocess, sys, tempfile, threading, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+import server_dbs
 
 TB, BUILD, SRC = os.environ["TB"], os.environ["TB_BUILD"], os.environ["TB_SRC"]
 SERVER = os.path.join(BUILD, "bin", "tilebench-server")
@@ -45,7 +51,8 @@ def die_with_parent():   # and when this script is killed (a CTest timeout), the
 
 class Server:
     def __init__(self, db, *flags):
-        self.log = open(db + ".log", "w")
+        self.logpath = f"server{len(servers)}.log"
+        self.log = open(self.logpath, "w")
         self.p = subprocess.Popen([SERVER, "--port", "0", "--db", db, "--shapes-dir", SHAPES, *flags],
                                   stdout=subprocess.PIPE, stderr=self.log, text=True, preexec_fn=die_with_parent)
         servers.append(self)
@@ -53,7 +60,7 @@ class Server:
         line = self.p.stdout.readline() if r else ""
         if not line.startswith("listening on 127.0.0.1:"):
             self.p.kill()
-            sys.exit(f"FAIL hostile-0: the server did not start: {line!r} {open(db + '.log').read()}")
+            sys.exit(f"FAIL hostile-0: the server did not start: {line!r} {open(self.logpath).read()}")
         self.port = int(line.rsplit(":", 1)[1])
 
     def alive(self):
@@ -133,16 +140,17 @@ GOOD = json.load(open("good.json"))
 GOOD["environment"].update(compute_capability="9.0", sm_count=132)
 TIMED = [i for i, r in enumerate(GOOD["results"]) if r["timing"] is not None]
 UNTIMED = [i for i, r in enumerate(GOOD["results"]) if r["timing"] is None]
-DB = "s.db"
+print(f"engine: {server_dbs.ENGINE}", flush=True)
+DB = server_dbs.newdb("s")
 tok = {n: sh(SERVER, "token", "add", n, "--db", DB).strip() for n in ("alice", "bob", "carol")}
 srv = Server(DB, "--max-body", str(MAX_BODY), "--rate", "1000000", "--idle-timeout", "2", "--body-timeout", "3")
 P = srv.port
-db = sqlite3.connect(f"file:{DB}?mode=ro", uri=True, timeout=10)
+db = server_dbs.connect(DB)
 
 def rows():
     return tuple(db.execute(q).fetchone()[0] for q in (
         "SELECT count(*) FROM submissions", "SELECT count(*) FROM tokens",
-        "SELECT count(*) FROM sqlite_master"))
+        server_dbs.SCHEMA_OBJECTS))
 
 ROWS_START = rows()
 serial = [0]
@@ -660,9 +668,10 @@ for i, (raw, want) in enumerate([(b"HELLO\r\n\r\n", None), (b"\r\n\r\n\r\n", Non
 batch_done("protocol")
 
 # --- 12. the rate: a second server with --rate 3 on its own file -----------------------------
-tok2 = {n: sh(SERVER, "token", "add", n, "--db", "r.db").strip() for n in ("dave", "erin")}
-srv2 = Server("r.db", "--rate", "3")
-db2 = sqlite3.connect("file:r.db?mode=ro", uri=True, timeout=10)
+DB2 = server_dbs.newdb("r")
+tok2 = {n: sh(SERVER, "token", "add", n, "--db", DB2).strip() for n in ("dave", "erin")}
+srv2 = Server(DB2, "--rate", "3")
+db2 = server_dbs.connect(DB2)
 for i in range(6):   # refused documents count too: the parser's time is what the rate guards
     case(f"rate-1.{i} dave", "POST", "/api/v1/submissions", b"{}", port=srv2.port, want=400 if i < 3 else 429,
          headers=[("Authorization", "Bearer " + tok2["dave"])])
@@ -676,9 +685,10 @@ note(srv2.stop() == 0, "rate-1.9 SIGTERM stops it", "")
 
 # --- 13. --allow-unknown-gpu: a GPU whose peak is unknown is taken unchecked; the bounds of a --
 # known generation still hold
-tok3 = sh(SERVER, "token", "add", "frank", "--db", "u.db").strip()
-srv3 = Server("u.db", "--rate", "0", "--allow-unknown-gpu")
-db3 = sqlite3.connect("file:u.db?mode=ro", uri=True, timeout=10)
+DB3 = server_dbs.newdb("u")
+tok3 = sh(SERVER, "token", "add", "frank", "--db", DB3).strip()
+srv3 = Server(DB3, "--rate", "0", "--allow-unknown-gpu")
+db3 = server_dbs.connect(DB3)
 A3 = [("Authorization", "Bearer " + tok3)]
 for what, env, want in (("sm_count 0", dict(sm_count=0), 201), ("compute capability 10.0", dict(compute_capability="10.0"), 201),
                         ("200 SMs of sm_90", dict(sm_count=200), 422)):
@@ -703,12 +713,12 @@ for id, status, took in sorted(slow)[:4] + ([s for s in slow if s[0].startswith(
     note(status is None and took < 10, id, f"HTTP {status} after {took:.1f} s (want closed, unanswered, in < 10 s)")
 note(len(slow) == len(threads) and all(s[1] is None for s in slow), "body-3.6 every slow connection closed",
      f"{len(slow)} of {len(threads)} ended: {sorted(set(s[1] for s in slow), key=str)}")
-stored = [x for x in slow_shas if db.execute("SELECT count(*) FROM submissions WHERE instr(document, ?)",
+stored = [x for x in slow_shas if db.execute("SELECT count(*) FROM submissions WHERE " + server_dbs.CONTAINS,
                                                (f'"git_sha": "{x}"',)).fetchone()[0]]
 note(not stored, "body-3.7 nothing of a slow body was stored", f"{stored}")
 post("final-1 a good submission afterwards", enc(fresh()), 201, added=1, json_error=False)
 note(srv.alive(), "final-2 the server is up", "")
 rc = srv.stop()
-note(rc == 0 and "stopped" in open(DB + ".log").read(), "final-3 SIGTERM stops it cleanly", f"exit {rc}")
+note(rc == 0 and "stopped" in open(srv.logpath).read(), "final-3 SIGTERM stops it cleanly", f"exit {rc}")
 print(f"hostile: {total} requests, {expected} as expected")
 sys.exit(0 if total == expected and total >= 300 else 1)

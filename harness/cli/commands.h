@@ -15,4 +15,5 @@ int cmd_baseline(int argc, char **argv, const tb_paths *paths);
 int cmd_migrate(int argc, char **argv, const tb_paths *paths);
 int cmd_check(int argc, char **argv, const tb_paths *paths);
 int cmd_submit(int argc, char **argv, const tb_paths *paths);
+int cmd_report(int argc, char **argv, const tb_paths *paths);
 #endif

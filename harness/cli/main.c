@@ -24,6 +24,8 @@ static void usage(FILE *f)
         "  sweep    validate and time variants over shapes, into the database (GPU needed)\n"
         "  show     print a run's results table\n"
         "  export   write a run as JSON or CSV\n"
+        "  report   write a run as an HTML page of plots (matplotlib): rankings, heat map,\n"
+        "           roofline, design space, clocks; before/after with --compare\n"
         "  doctor   report the GPU, driver, NVML, CUPTI access, clocks and what is missing\n"
         "  gate     fail when a pull request's variants are slower or wrong: base and head\n"
         "           measured in one interleaved sweep, or the head against a baseline (GPU)\n"
@@ -51,7 +53,7 @@ static const struct {
     int (*run)(int argc, char **argv, const tb_paths *paths);
 } commands[] = {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
-    { "export", cmd_export }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
+    { "export", cmd_export }, { "report", cmd_report }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
     { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate },
     { "check", cmd_check }, { "submit", cmd_submit },
 };
@@ -75,7 +77,7 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
-    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, doctor, gate, "
+    return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, report, doctor, gate, "
                         "compare, baseline, migrate, check, submit)", c);
 }
 

@@ -1,0 +1,663 @@
+/* cmd_report.c - tilebench report: a run as one self-contained HTML page of plots, written by
+ * the plotting script (scripts/report/, matplotlib, docs/report.md) into a directory.
+ *
+ * Owns: the arguments and their one-line errors; the checks made before anything is written
+ * (the database opens read-only at the run, --compare names another run of it, --shape is one
+ * of the run's shapes, the output is a new path or a directory holding only what a report
+ * writes); the ranking handed to the script (report/rank.c with show's seed, so the page's
+ * ranks, ties and intervals are show's to the bit); finding python3 and the script and running
+ * it; and the directory itself: the script writes into a temporary directory beside it, which
+ * replaces the old one only once the script succeeded, so a reader sees the old report or the
+ * new one, never half of one. SIGINT, SIGTERM and SIGHUP stop the script and remove the
+ * temporary directory (exit 130, 143, 129).
+ * Leaves to the script: every plot, table and the page (it reads the database itself,
+ * read-only). Exit codes as docs/cli.md: 0, 1 the script failed while writing, 2 bad input or a
+ * missing requirement (python3, matplotlib, the script), nothing written. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "report/rank.h"
+#include "store/store.h"
+#include "common/peak.h"
+#include "common/tb.h"
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TB_SOURCE_DIR
+#define TB_SOURCE_DIR "."
+#endif
+
+#define RANKS_FILE ".tilebench-ranks.json"   /* the ranking handed to the script, removed after */
+
+extern char **environ;
+
+static void help(void)
+{
+    printf("usage: tilebench report --output DIR [--db FILE] [--run ID] [--compare RUN]\n"
+           "                        [--control NAME] [--shape MxNxK[xB]]\n"
+           "\n"
+           "Write a run as one HTML page with its plots (DIR/index.html, the SVG figures inline\n"
+           "and beside it as files; no network and no JavaScript needed to read it): per-shape\n"
+           "rankings with their intervals, a heat map of variants x shapes coloured by %% of the\n"
+           "better of cublaslt and cublaslt-tuned, a roofline, each family's design space one knob\n"
+           "at a time around its best point, the SM clock (and NVML power) of every sample of one\n"
+           "shape, and with --compare a before/after chart; under each plot its numbers as a\n"
+           "table. Plots are drawn by matplotlib (Debian: python3-matplotlib), docs/report.md.\n"
+           "\n"
+           "  --output DIR     write here: a new directory, or one a report wrote before (it may\n"
+           "                   hold only index.html and *.svg), replaced whole once the new\n"
+           "                   report is complete\n"
+           "  --db FILE        database (default " TB_DEFAULT_DB "), opened read-only\n"
+           "  --run ID         run (default: the newest)\n"
+           "  --compare RUN    the run before (a run id in the same database): the report's\n"
+           "                   run against it, ratios and intervals by 'tilebench compare'\n"
+           "  --control NAME   with --compare: divide each ratio by NAME's on the same shape\n"
+           "                   (as compare --control), cancelling the drift between two runs\n"
+           "  --shape MxNxK[xB]\n"
+           "                   the shape of the clock and power plot (default: the run's\n"
+           "                   largest shape with clock samples)\n"
+           "\n"
+           "environment: TILEBENCH_PYTHON, the python3 to run (default /usr/bin/python3, else\n"
+           "python3 on PATH).\n"
+           "exit status: 0 written, 1 the report could not be written, 2 bad input or a missing\n"
+           "requirement (nothing written).\n"
+           "\n"
+           "examples:\n"
+           "  tilebench report --output results/report\n"
+           "  tilebench report --db a.db --run 4 --compare 3 --control cublaslt --output pr-report\n");
+}
+
+/* ---- signals: stop the script, remove the temporary directory ------------------------------ */
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t script_pid;
+static struct sigaction saved[3];
+static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+    pid_t p = script_pid;
+    if (p > 0) kill(p, sig);
+}
+
+static void guard_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) {
+        sigaction(caught[i], NULL, &saved[i]);
+        if (saved[i].sa_handler != SIG_IGN)   /* an ignored signal (nohup) stays ignored */
+            sigaction(caught[i], &sa, NULL);
+    }
+}
+
+static void unguard_signals(void)
+{
+    for (int i = 0; i < 3; i++) sigaction(caught[i], &saved[i], NULL);
+}
+
+/* ---- the output directory ------------------------------------------------------------------ */
+
+/* A name a report writes: index.html, or NAME.svg with a plain lowercase name. */
+static int report_file(const char *name)
+{
+    if (!strcmp(name, "index.html")) return 1;
+    size_t n = strlen(name);
+    return n > 4 && !strcmp(name + n - 4, ".svg") && name[0] != '.' &&
+           strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void rm_tree(const char *path)
+{
+    if (path && *path) nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 1 when path is the -wal, -shm or -journal file of the database db. */
+static int db_companion(const char *path, const char *db)
+{
+    static const char *const suffix[] = { "-wal", "-shm", "-journal" };
+    size_t n = strlen(path);
+    for (int i = 0; i < 3; i++) {
+        size_t k = strlen(suffix[i]);
+        if (n > k && !strcmp(path + n - k, suffix[i])) {
+            char *base = strndup(path, n - k);
+            int same = base && tb_out_same_file(base, db);
+            free(base);
+            if (same) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Check the output path: *target (malloc'd) is the directory to replace or create (a symbolic
+ * link to a directory resolved), *exists whether it is there. Refuses a file, a dangling link,
+ * a path whose folder is missing, and a directory holding anything a report does not write
+ * (or the database). Returns 0, or 2 after printing the error. */
+static int check_output(const char *given, const char *db, char **target, int *exists, mode_t *mode)
+{
+    *target = NULL;
+    *exists = 0;
+    if (!*given) return tb_cli_error("an empty --output path");
+    if (!strcmp(given, "-"))
+        return tb_cli_error("report writes a directory (index.html and its figures), not standard "
+                            "output: give --output DIR");
+    char *p = strdup(given);
+    if (!p) return tb_cli_error("out of memory");
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/') p[--n] = 0;
+    struct stat st, lst;
+    if (stat(p, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            free(p);
+            return tb_cli_error("output '%s' exists and is not a directory: refusing to replace it",
+                                given);
+        }
+        char *real = realpath(p, NULL);
+        free(p);
+        if (!real) return tb_cli_error("cannot resolve output '%s': %s", given, strerror(errno));
+        DIR *d = opendir(real);
+        if (!d) {
+            int e = errno;
+            free(real);
+            return tb_cli_error("cannot read output directory '%s': %s", given, strerror(e));
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char *path;
+            if (asprintf(&path, "%s/%s", real, e->d_name) < 0) path = NULL;
+            int ok = path && report_file(e->d_name) && lstat(path, &lst) == 0 && S_ISREG(lst.st_mode);
+            int is_db = path && (tb_out_same_file(path, db) || db_companion(path, db));
+            free(path);
+            if (!ok || is_db) {
+                int rc = is_db ? tb_cli_error("output directory '%s' holds the database '%s': "
+                                              "refusing to replace it", given, db)
+                               : tb_cli_error("output directory '%s' holds '%s', which a report does "
+                                              "not write: refusing to replace it (remove it or give "
+                                              "another --output)", given, e->d_name);
+                closedir(d);
+                free(real);
+                return rc;
+            }
+        }
+        closedir(d);
+        *target = real;
+        *exists = 1;
+        *mode = st.st_mode & 07777;
+        return 0;
+    }
+    if (lstat(p, &lst) == 0) {
+        free(p);
+        return tb_cli_error("output '%s' is a symbolic link to nothing", given);
+    }
+    if (errno != ENOENT) {
+        int e = errno;
+        free(p);
+        return tb_cli_error("cannot use output '%s': %s", given, strerror(e));
+    }
+    char *dcopy = strdup(p);
+    const char *parent = dcopy ? dirname(dcopy) : ".";
+    int parent_ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+    int rc = parent_ok ? 0 : tb_cli_error("cannot create output '%s': its folder '%s' does not "
+                                          "exist", given, parent);
+    free(dcopy);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    *mode = 0777 & ~mask;
+    *target = p;
+    return 0;
+}
+
+/* The temporary directory beside target (same file system, so a rename moves it in), in
+ * *out (malloc'd). TB_OK, or TB_EIO / TB_ENOMEM with msg and *out NULL. */
+static int make_temp_dir(const char *target, char **out, char *msg, size_t len)
+{
+    char *d = strdup(target), *b = strdup(target), *tmp = NULL;
+    if (d && b && asprintf(&tmp, "%s/.%s.tmp.XXXXXX", dirname(d), basename(b)) < 0) tmp = NULL;
+    free(d);
+    free(b);
+    *out = NULL;
+    if (!tmp) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    if (!mkdtemp(tmp)) {
+        int e = errno;
+        free(tmp);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': cannot create a directory beside it: %s",
+                       target, strerror(e));
+    }
+    *out = tmp;
+    return TB_OK;
+}
+
+/* Move the finished tmp into target's place: exchanged atomically with an old report
+ * (renameat2 RENAME_EXCHANGE; two renames where the file system lacks it), the old one then
+ * removed. TB_OK or TB_EIO with msg (tmp left for the caller to remove). */
+static int swap_in(const char *tmp, const char *target, int exists, char *msg, size_t len)
+{
+    if (!exists) {
+        if (rename(tmp, target) != 0)
+            return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", target, strerror(errno));
+        return TB_OK;
+    }
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+        rm_tree(tmp);   /* now the old report */
+        return TB_OK;
+    }
+    char *old;
+    if (asprintf(&old, "%s.old", tmp) < 0) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    if (rename(target, old) != 0) {
+        int e = errno;
+        free(old);
+        return tb_fail(msg, len, TB_EIO, "cannot replace '%s': %s", target, strerror(e));
+    }
+    if (rename(tmp, target) != 0) {
+        int e = errno;
+        rename(old, target);   /* the old report back in place */
+        free(old);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", target, strerror(e));
+    }
+    rm_tree(old);
+    free(old);
+    return TB_OK;
+}
+
+/* ---- the ranking, as show computes it -------------------------------------------------------- */
+
+static int ranked(const tb_result_row *r)
+{
+    return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
+    int rx = ranked(x), ry = ranked(y);
+    if (rx != ry) return ry - rx;
+    if (rx) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
+    return strcmp(x->v.name, y->v.name);
+}
+
+static cJSON *num_or_null(double v)
+{
+    return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* One shape's ranked measurements: rank label, ratio to the best and its 95 % interval, the
+ * order, seed, confidence and resample count of report/show.c (the same rows in the same order
+ * give the same bits). A ranked measurement without its samples fails (a damaged file). */
+static int rank_shape(tb_store *st, int64_t run_id, const tb_result_row **order, size_t cnt,
+                      cJSON *out, char *msg, size_t len)
+{
+    qsort(order, cnt, sizeof *order, cmp_rank);
+    int nr = 0;
+    while ((size_t)nr < cnt && ranked(order[nr])) nr++;
+    size_t m = (size_t)nr + 1;
+    double *ratio = calloc(m, sizeof *ratio), *lo = calloc(m, sizeof *lo), *hi = calloc(m, sizeof *hi);
+    int *tied = calloc(m, sizeof *tied), *ns = calloc(m, sizeof *ns), best = 0, have_ci = 0;
+    double **smp = calloc(m, sizeof *smp);
+    int rc = ratio && lo && hi && tied && ns && smp ? TB_OK : tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    for (int k = 0; k < nr && rc == TB_OK; k++) {
+        size_t n = 0;
+        double *clk = NULL;
+        rc = tb_store_measurement_samples(st, &order[k]->m, &smp[k], &clk, &n, msg, len);
+        ns[k] = (int)n;
+        free(clk);
+    }
+    char why[TB_MSG_LEN];
+    if (rc == TB_OK && nr >= 1 &&
+        tb_rank_bootstrap((const double *const *)smp, ns, nr, 0.95, 2000,
+                          (uint64_t)order[0]->p.id * 7919u + (uint64_t)run_id, ratio, lo, hi, tied,
+                          &best, why, sizeof why) == TB_OK)
+        have_ci = 1;
+    cJSON *shape = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+    cJSON_AddItemToArray(out, shape);
+    cJSON_AddNumberToObject(shape, "problem_id", (double)order[0]->p.id);
+    cJSON_AddBoolToObject(shape, "intervals", have_ci);
+    cJSON_AddItemToObject(shape, "ranked", rows);
+    for (int k = 0; k < nr && rc == TB_OK; k++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddItemToArray(rows, r);
+        char label[16];
+        if (have_ci && tied[k] && k > 0) snprintf(label, sizeof label, "=1");
+        else snprintf(label, sizeof label, "%d", k + 1);
+        cJSON_AddNumberToObject(r, "measurement_id", (double)order[k]->m.id);
+        cJSON_AddNumberToObject(r, "variant_id", (double)order[k]->v.id);
+        cJSON_AddStringToObject(r, "rank", label);
+        cJSON_AddItemToObject(r, "ratio", num_or_null(have_ci ? ratio[k] : NAN));
+        cJSON_AddItemToObject(r, "lo", num_or_null(have_ci ? lo[k] : NAN));
+        cJSON_AddItemToObject(r, "hi", num_or_null(have_ci ? hi[k] : NAN));
+        cJSON_AddBoolToObject(r, "tied", have_ci && tied[k]);
+    }
+    for (int k = 0; k < nr; k++) free(smp[k]);
+    free(smp); free(ns); free(tied); free(hi); free(lo); free(ratio);
+    return rc;
+}
+
+/* Write the ranking of every shape of run_id, and what the script needs from this build (the
+ * GPU's nominal FLOP per clock per SM, common/peak.c), to path as one JSON document. */
+static int write_ranks(tb_store *st, int64_t run_id, const char *path, char *msg, size_t len)
+{
+    tb_result_row *rows = NULL;
+    size_t n = 0;
+    int rc = tb_store_results(st, run_id, &rows, &n, msg, len);
+    if (rc) return rc;
+    tb_environment env;
+    int have_env = 0;
+    memset(&env, 0, sizeof env);
+    if ((rc = tb_store_find_environment(st, run_id, &env, &have_env, msg, len))) {
+        free(rows);
+        return rc;
+    }
+    cJSON *doc = cJSON_CreateObject(), *shapes = cJSON_CreateArray();
+    cJSON_AddNumberToObject(doc, "run", (double)run_id);
+    double fpc = have_env ? tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor) : 0;
+    cJSON_AddItemToObject(doc, "peak_flop_per_clk_sm", fpc > 0 ? cJSON_CreateNumber(fpc) : cJSON_CreateNull());
+    cJSON_AddStringToObject(doc, "ranking", "report/rank.c: 95 % percentile bootstrap of the median "
+                            "ratio to the best, 2000 resamples, show's seed");
+    cJSON_AddItemToObject(doc, "shapes", shapes);
+    const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
+    if (!order) rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == TB_OK && !got_signal;) {
+        size_t j = i;
+        while (j < n && rows[j].p.id == rows[i].p.id) j++;
+        for (size_t k = i; k < j; k++) order[k - i] = &rows[k];
+        rc = rank_shape(st, run_id, order, j - i, shapes, msg, len);
+        i = j;
+    }
+    free(order);
+    free(rows);
+    char *text = rc == TB_OK ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (rc) return rc;
+    if (!text) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    FILE *f = fopen(path, "w");
+    int bad = !f || fputs(text, f) < 0;
+    if (f && fclose(f) != 0) bad = 1;
+    free(text);
+    if (bad) return tb_fail(msg, len, TB_EIO, "cannot write '%s': %s", path, strerror(errno));
+    return TB_OK;
+}
+
+/* ---- python3 and the script -------------------------------------------------------------------- */
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The script's folder: installed beside the binary (bin/../share/tilebench/report), else the
+ * source tree's scripts/report (the build tree). */
+static int find_script(const tb_paths *paths, char *dir, size_t len)
+{
+    char probe[1400];
+    snprintf(dir, len, "%s/../share/tilebench/report", paths->exe_dir);
+    snprintf(probe, sizeof probe, "%s/__main__.py", dir);
+    if (is_file(probe)) return 0;
+    snprintf(dir, len, "%s/scripts/report", TB_SOURCE_DIR);
+    snprintf(probe, sizeof probe, "%s/__main__.py", dir);
+    if (is_file(probe)) return 0;
+    return tb_cli_error("the report script is missing: neither '%s/../share/tilebench/report' nor "
+                        "'%s/scripts/report' holds __main__.py (reinstall tilebench)", paths->exe_dir,
+                        TB_SOURCE_DIR);
+}
+
+/* Run the script to completion; returns the exit code report must return (0 success), having
+ * printed a line for any failure the script did not report itself. */
+static int run_script(char *const argv[])
+{
+    const char *py = argv[0];
+    int search = strchr(py, '/') == NULL;
+    pid_t pid;   /* caught signals are default again after exec, ignored ones stay ignored */
+    int e = search ? posix_spawnp(&pid, py, NULL, NULL, argv, environ)
+                   : posix_spawn(&pid, py, NULL, NULL, argv, environ);
+    if (e) return tb_cli_error("cannot run python3 '%s': %s (install python3 and python3-matplotlib: "
+                               "scripts/setup.sh; TILEBENCH_PYTHON names another)", py, strerror(e));
+    script_pid = pid;
+    if (got_signal) kill(pid, got_signal);
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) {
+            script_pid = 0;
+            return tb_cli_error("cannot wait for the report script: %s", strerror(errno));
+        }
+    script_pid = 0;
+    if (got_signal) return 128 + got_signal;
+    if (WIFEXITED(ws)) {
+        int c = WEXITSTATUS(ws);
+        if (c == 0) return 0;
+        if (c == 2) return TB_EXIT_USAGE;        /* the script said what is missing */
+        if (c == 1) return TB_EXIT_FAIL;
+        if (c == 127) return tb_cli_error("cannot run python3 '%s'", py);
+        tb_cli_error("the report script exited with status %d", c);
+        return TB_EXIT_FAIL;
+    }
+    if (WIFSIGNALED(ws)) tb_cli_error("the report script was killed by signal %d (%s)", WTERMSIG(ws),
+                                      strsignal(WTERMSIG(ws)));
+    return TB_EXIT_FAIL;
+}
+
+/* "MxNxK" or "MxNxKxB", each a positive integer; 0 or -1. */
+static int parse_shape(const char *s, long long d[4])
+{
+    d[3] = 1;
+    int i = 0;
+    const char *p = s;
+    while (i < 4) {
+        char *end;
+        errno = 0;
+        if (*p < '0' || *p > '9') return -1;
+        long long v = strtoll(p, &end, 10);
+        if (errno || v < 1 || v > (1 << 20)) return -1;
+        d[i++] = v;
+        if (!*end) break;
+        if (*end != 'x') return -1;
+        p = end + 1;
+    }
+    return i >= 3 && i <= 4 && !strchr(p, 'x') ? 0 : -1;
+}
+
+/* The problem of run_id that shape d names (the first when several layouts share it), or
+ * 2 after printing an error that lists the run's shapes. */
+static int find_shape(tb_store *st, int64_t run_id, const char *given, const long long d[4],
+                      int64_t *problem_id)
+{
+    tb_result_row *rows = NULL;
+    size_t n = 0;
+    char msg[TB_MSG_LEN];
+    if (tb_store_results(st, run_id, &rows, &n, msg, sizeof msg)) return tb_cli_error("%s", msg);
+    char list[512] = "";
+    size_t used = 0;
+    *problem_id = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tb_problem_info *p = &rows[i].p;
+        long long b = p->batch > 0 ? p->batch : 1;
+        if (p->m == d[0] && p->n == d[1] && p->k == d[2] && b == d[3]) {
+            *problem_id = p->id;
+            break;
+        }
+        if (i == 0 || rows[i - 1].p.id != p->id) {
+            int w = snprintf(list + used, sizeof list - used, "%s%lldx%lldx%lld", used ? ", " : "",
+                             (long long)p->m, (long long)p->n, (long long)p->k);
+            if (w > 0 && used + (size_t)w < sizeof list) used += (size_t)w;
+            if (b > 1 && used < sizeof list) {
+                w = snprintf(list + used, sizeof list - used, "x%lld", b);
+                if (w > 0 && used + (size_t)w < sizeof list) used += (size_t)w;
+            }
+        }
+    }
+    free(rows);
+    if (*problem_id) return 0;
+    return tb_cli_error("shape '%s' is not in run %lld (its shapes: %s)", given, (long long)run_id,
+                        used ? list : "none");
+}
+
+int cmd_report(int argc, char **argv, const tb_paths *paths)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, 0, 'd' }, { "run", required_argument, 0, 'r' },
+        { "compare", required_argument, 0, 'c' }, { "control", required_argument, 0, 'C' },
+        { "shape", required_argument, 0, 's' }, { "output", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    const char *db = TB_DEFAULT_DB, *output = NULL, *control = NULL, *shape = NULL;
+    long long run = 0, compare = 0, dims[4];
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'r': if (tb_cli_int("--run", optarg, 1, INT64_MAX, &run)) return 2; break;
+        case 'c': if (tb_cli_int("--compare", optarg, 1, INT64_MAX, &compare)) return 2; break;
+        case 'C': control = optarg; break;
+        case 's': shape = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': help(); return 0;
+        default: return tb_cli_bad_option("report", argv, optind, optopt);
+        }
+    }
+    if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'report'", argv[optind]);
+    if (!output) return tb_cli_error("report needs --output DIR (the directory to write the page and its figures into)");
+    if (control && !compare) return tb_cli_error("--control needs --compare RUN (the run to compare against)");
+    if (control && !*control) return tb_cli_error("an empty --control name");
+    if (shape && parse_shape(shape, dims))
+        return tb_cli_error("invalid value '%s' for --shape (want MxNxK or MxNxKxB, each from 1 to 1048576)", shape);
+
+    /* the database, the runs and the shape, before anything is written */
+    tb_store *st;
+    int64_t run_id, problem_id = 0;
+    int rc = tb_cli_open_run(db, run, &st, &run_id);
+    if (rc) return rc;
+    char msg[TB_MSG_LEN];
+    if (compare) {
+        if (compare == run_id) {
+            tb_store_close(st);
+            return tb_cli_error("--compare %lld is the report's own run: name the run before it", compare);
+        }
+        tb_run_info *ri = calloc(1, sizeof *ri);
+        rc = ri ? tb_store_run_get(st, compare, ri, msg, sizeof msg) : tb_fail(msg, sizeof msg, TB_ENOMEM, "out of memory");
+        free(ri);
+        if (rc) {
+            tb_store_close(st);
+            return tb_cli_error("--compare: %s", msg);
+        }
+    }
+    if (shape && (rc = find_shape(st, run_id, shape, dims, &problem_id))) {
+        tb_store_close(st);
+        return rc;
+    }
+    char script[1200], python[1100];
+    char *target = NULL;
+    int exists = 0;
+    mode_t mode = 0755;
+    if ((rc = find_script(paths, script, sizeof script)) ||
+        (rc = check_output(output, db, &target, &exists, &mode))) {
+        tb_store_close(st);
+        return rc;
+    }
+    const char *py = getenv("TILEBENCH_PYTHON");
+    if (py && *py) snprintf(python, sizeof python, "%s", py);
+    else snprintf(python, sizeof python, "%s", access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+    char exe[1100];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) snprintf(exe, sizeof exe, "%s/tilebench", paths->exe_dir);
+    else exe[n] = 0;
+
+    /* from here on a signal removes what was made */
+    guard_signals();
+    char *tmp;
+    if ((rc = make_temp_dir(target, &tmp, msg, sizeof msg))) {
+        tb_store_close(st);
+        unguard_signals();
+        free(target);
+        return tb_cli_fail(rc, msg);
+    }
+    char ranks[1400];
+    snprintf(ranks, sizeof ranks, "%s/" RANKS_FILE, tmp);
+    rc = write_ranks(st, run_id, ranks, msg, sizeof msg);
+    tb_store_close(st);
+    int code = 0;
+    if (rc) code = tb_cli_fail(rc, msg);
+    else if (got_signal) code = 128 + got_signal;
+    else {
+        char run_s[32], cmp_s[32], pid_s[32];
+        snprintf(run_s, sizeof run_s, "%lld", (long long)run_id);
+        snprintf(cmp_s, sizeof cmp_s, "%lld", compare);
+        snprintf(pid_s, sizeof pid_s, "%lld", (long long)problem_id);
+        char *args[24];
+        int a = 0;
+        args[a++] = python; args[a++] = "-B"; args[a++] = script;
+        args[a++] = "--db"; args[a++] = (char *)db;
+        args[a++] = "--run"; args[a++] = run_s;
+        args[a++] = "--output"; args[a++] = tmp;
+        args[a++] = "--ranks"; args[a++] = ranks;
+        args[a++] = "--tilebench"; args[a++] = exe;
+        if (compare) { args[a++] = "--compare"; args[a++] = cmp_s; }
+        if (control) { args[a++] = "--control"; args[a++] = (char *)control; }
+        if (problem_id) { args[a++] = "--shape-id"; args[a++] = pid_s; }
+        args[a] = NULL;
+        code = run_script(args);
+    }
+    size_t figures = 0;
+    if (code == 0) {
+        unlink(ranks);
+        char index[1400];
+        snprintf(index, sizeof index, "%s/index.html", tmp);
+        DIR *d = opendir(tmp);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l > 4 && !strcmp(e->d_name + l - 4, ".svg")) figures++;
+        }
+        if (d) closedir(d);
+        if (!is_file(index)) {
+            tb_cli_error("the report script wrote no index.html");
+            code = TB_EXIT_FAIL;
+        } else if (got_signal) code = 128 + got_signal;
+        else if (chmod(tmp, mode) != 0) {
+            tb_cli_error("cannot write '%s': %s", output, strerror(errno));
+            code = TB_EXIT_FAIL;
+        }
+        else if ((rc = swap_in(tmp, target, exists, msg, sizeof msg))) code = tb_cli_fail(rc, msg);
+        else tmp[0] = 0;   /* moved into place */
+    }
+    if (tmp[0]) rm_tree(tmp);
+    unguard_signals();
+    if (code == 0) {
+        size_t l = strlen(output);
+        while (l > 1 && output[l - 1] == '/') l--;
+        printf("report of run %lld: %.*s/index.html and %zu figure%s\n", (long long)run_id, (int)l,
+               output, figures, figures == 1 ? "" : "s");
+    }
+    free(tmp);
+    free(target);
+    return code;
+}
