@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "report/rank.h"
+#include "report/show.h"
 #include "store/store.h"
 #include "common/peak.h"
 #include "common/tb.h"
@@ -291,20 +292,6 @@ static int swap_in(const char *tmp, const char *target, int exists, char *msg, s
 
 /* ---- the ranking, as show computes it -------------------------------------------------------- */
 
-static int ranked(const tb_result_row *r)
-{
-    return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
-}
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
-    int rx = ranked(x), ry = ranked(y);
-    if (rx != ry) return ry - rx;
-    if (rx) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
-    return strcmp(x->v.name, y->v.name);
-}
-
 static cJSON *num_or_null(double v)
 {
     return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull();
@@ -316,9 +303,9 @@ static cJSON *num_or_null(double v)
 static int rank_shape(tb_store *st, int64_t run_id, const tb_result_row **order, size_t cnt,
                       cJSON *out, char *msg, size_t len)
 {
-    qsort(order, cnt, sizeof *order, cmp_rank);
+    qsort(order, cnt, sizeof *order, tb_show_cmp_rank);
     int nr = 0;
-    while ((size_t)nr < cnt && ranked(order[nr])) nr++;
+    while ((size_t)nr < cnt && tb_show_ranked(order[nr])) nr++;
     size_t m = (size_t)nr + 1;
     double *ratio = calloc(m, sizeof *ratio), *lo = calloc(m, sizeof *lo), *hi = calloc(m, sizeof *hi);
     int *tied = calloc(m, sizeof *tied), *ns = calloc(m, sizeof *ns), best = 0, have_ci = 0;

@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ranked(const tb_result_row *r)
+int tb_show_ranked(const tb_result_row *r)
 {
     return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
 }
 
-static int cmp_rank(const void *a, const void *b)
+int tb_show_cmp_rank(const void *a, const void *b)
 {
     const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
-    int rx = ranked(x), ry = ranked(y);
+    int rx = tb_show_ranked(x), ry = tb_show_ranked(y);
     if (rx != ry) return ry - rx;
     if (rx) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
     return strcmp(x->v.name, y->v.name);
@@ -173,12 +173,12 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         fprintf(out, ")\n");
         double ref_ms = NAN;
         for (size_t k = i; k < j; k++)
-            if (strcmp(rows[k].v.name, "cublaslt") == 0 && ranked(&rows[k])) ref_ms = rows[k].m.median_ms;
+            if (strcmp(rows[k].v.name, "cublaslt") == 0 && tb_show_ranked(&rows[k])) ref_ms = rows[k].m.median_ms;
         for (size_t k = i; k < j; k++) order[k - i] = &rows[k];
-        qsort(order, j - i, sizeof *order, cmp_rank);
+        qsort(order, j - i, sizeof *order, tb_show_cmp_rank);
         /* ties: bootstrap the median ratio against the best */
         int nr = 0;
-        while ((size_t)nr < j - i && ranked(order[nr])) nr++;
+        while ((size_t)nr < j - i && tb_show_ranked(order[nr])) nr++;
         double *ratio = calloc((size_t)nr + 1, sizeof *ratio), *lo = calloc((size_t)nr + 1, sizeof *lo),
                *hi = calloc((size_t)nr + 1, sizeof *hi);
         int *tied = calloc((size_t)nr + 1, sizeof *tied), best = 0, have_ci = 0;
@@ -210,7 +210,7 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
             const tb_result_row *r = order[k];
             char rk[8] = "-", tf[16] = "-", md[16] = "-", rse[16] = "-", pc[16] = "-", pk[32] = "-",
                  vb[40] = "-";
-            if (ranked(r)) {
+            if (tb_show_ranked(r)) {
                 ++rank;
                 if (have_ci && tied[k] && k > 0) snprintf(rk, sizeof rk, "=1");
                 else snprintf(rk, sizeof rk, "%d", rank);

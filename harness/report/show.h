@@ -10,6 +10,12 @@
  * metrics: each measurement's hardware counters and kernel resources, and what its DRAM
  * counters give: arithmetic intensity, bandwidth and, under the newest calibration of the
  * run's GPU, the roofline position, roofline.c). */
+/* A row show ranks: ran, passed validation, timed. */
+int tb_show_ranked(const tb_result_row *r);
+/* qsort order of const tb_result_row *: the ranked first, fastest median first; the rest by
+ * name. The report's ranking uses it too, so its ranks are show's. */
+int tb_show_cmp_rank(const void *a, const void *b);
+
 int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics, char *msg,
                 size_t len);
 #endif
