@@ -150,7 +150,10 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                  "(launches rotating over inputs > 2 x L2, queued on the stream or in a CUDA graph), "
                  "CUDA events behind a blocking kernel, variants interleaved; "
                  "median. 'vs best' is median / best median with a 95%% bootstrap interval: "
-                 "'tied' when it contains 1. %% of peak at each measurement's median SM clock.\n");
+                 "'tied' when it contains 1. %% of peak at each measurement's median SM clock. "
+                 "Intervals and rse cover this run's samples only: a separate run on the same card "
+                 "can differ by more (the SM clock moves between runs; docs/method.md), so compare "
+                 "runs with 'tilebench compare --control', never by their raw figures.\n");
     if (metrics && have_cal) {
         char clk[32] = "";
         if (isfinite(cal.sm_clock_mhz)) snprintf(clk, sizeof clk, " at %.0f MHz", cal.sm_clock_mhz);
