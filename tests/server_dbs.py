@@ -94,3 +94,25 @@ def connect(db):
     if PG:
         return _PG(db)
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+
+
+class Checks:
+    """The ok/FAIL lines the server's tests print, one per check, and how many failed."""
+
+    def __init__(self):
+        self.failed = 0
+
+    def check(self, ok, id, why=""):
+        print(("ok   " if ok else "FAIL ") + id + ("" if ok else ": " + why), flush=True)
+        self.failed += not ok
+
+
+def sh(*argv, timeout=30):
+    """A command's standard output; it must succeed within timeout seconds."""
+    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=timeout).stdout
+
+
+def die_with_parent():
+    """For subprocess preexec_fn: a killed test takes its servers along (PR_SET_PDEATHSIG)."""
+    import signal
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)

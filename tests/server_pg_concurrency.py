@@ -29,25 +29,18 @@ TB, BUILD, SRC = os.environ["TB"], os.environ["TB_BUILD"], os.environ["TB_SRC"]
 SERVER = os.path.join(BUILD, "bin", "tilebench-server")
 tmp = tempfile.TemporaryDirectory(prefix="tb-conc-")
 os.chdir(tmp.name)
-failed = 0
-
-
-def check(ok, id, why=""):
-    global failed
-    print(("ok   " if ok else "FAIL ") + id + ("" if ok else ": " + why), flush=True)
-    failed += not ok
+checks = server_dbs.Checks()
+check = checks.check
 
 
 def sh(*argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=30).stdout
+    return server_dbs.sh(*argv, timeout=30)
 
 
 procs = []
 
 
-def die_with_parent():
-    import ctypes, signal
-    ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG: a killed test takes its servers along
+die_with_parent = server_dbs.die_with_parent
 
 
 def server(db, *flags):
@@ -186,4 +179,4 @@ finally:
     for p in procs:
         if p.poll() is None:
             p.kill()
-sys.exit(1 if failed else 0)
+sys.exit(1 if checks.failed else 0)

@@ -34,22 +34,15 @@ LOAD_S, POSTERS, READERS = 7.0, 6, 2
 RESTARTS = ((1.5, "fast"), (4.0, "immediate"))
 tmp = tempfile.TemporaryDirectory(prefix="tb-fault-")
 os.chdir(tmp.name)
-failed = 0
-
-
-def check(ok, id, why=""):
-    global failed
-    print(("ok   " if ok else "FAIL ") + id + ("" if ok else ": " + why), flush=True)
-    failed += not ok
+checks = server_dbs.Checks()
+check = checks.check
 
 
 def sh(*argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=60).stdout
+    return server_dbs.sh(*argv, timeout=60)
 
 
-def die_with_parent():
-    import ctypes, signal
-    ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+die_with_parent = server_dbs.die_with_parent
 
 
 def request(method, path, body=None, headers=None, timeout=20):
@@ -201,4 +194,4 @@ try:
 finally:
     if srv.poll() is None:
         srv.kill()
-sys.exit(1 if failed else 0)
+sys.exit(1 if checks.failed else 0)
