@@ -5,6 +5,7 @@
 #include "common/wire.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(void)
@@ -72,6 +73,30 @@ int main(void)
         TB_CHECK(tb_wire_gemm_from_json(o, &h, msg, sizeof msg) == TB_OK);
         TB_CHECK(h.m == 5 && h.n == 6 && h.k == 7 && h.batch == 2 && h.b_layout == TB_LAYOUT_COL);
         TB_CHECK(h.stride_a == 35 && h.stride_d == 30 && h.alpha == 0.5 && h.beta == -2);
+        cJSON_Delete(o);
+    }
+    TB_CASE("wire-env-1", "the environment round-trips field by field (every field of the table, int64 beyond 2^31), "
+                          "a missing number reads -1, a missing string empty") {
+        tb_environment e, back;
+        memset(&e, 0, sizeof e);
+        for (size_t i = 0; i < tb_env_nfields; i++) {
+            const tb_env_field *f = &tb_env_fields[i];
+            if (f->kind == 's') snprintf(tb_env_str_mut(&e, f), f->size, "v<%zu>\"x", i);
+            else tb_env_set_num(&e, f, f->kind == 'l' ? (int64_t)5000000000LL + (int64_t)i : (int64_t)(1000 + i));
+        }
+        snprintf(e.extra_json, sizeof e.extra_json, "{\"k\":1}");
+        cJSON *o = tb_wire_env_to_json(&e);
+        TB_CHECK(tb_wire_env_from_json(o, &back, msg, sizeof msg) == TB_OK);
+        for (size_t i = 0; i < tb_env_nfields; i++) {
+            const tb_env_field *f = &tb_env_fields[i];
+            if (f->kind == 's') TB_CHECK(!strcmp(tb_env_str(&e, f), tb_env_str(&back, f)));
+            else TB_CHECK(tb_env_num(&e, f) == tb_env_num(&back, f));
+        }
+        TB_CHECK(back.l2_bytes == 5000000006LL && back.power_limit_mw == 1011 && !strcmp(back.extra_json, "{\"k\":1}"));
+        cJSON_Delete(o);
+        o = cJSON_Parse("{\"gpu_name\":\"G\"}");
+        TB_CHECK(tb_wire_env_from_json(o, &back, msg, sizeof msg) == TB_OK && !strcmp(back.gpu_name, "G") &&
+                 back.sm_count == -1 && back.mem_bytes == -1 && back.os[0] == 0 && !strcmp(back.extra_json, "{}"));
         cJSON_Delete(o);
     }
     return tb_test_done();

@@ -1,4 +1,5 @@
-/* record.c - names of the status and disposition enums (see record.h).
+/* record.c - names of the status and disposition enums, and the table of the environment's
+ * fields (see record.h).
  *
  * Owns the one table of spellings per enum: the store, the wire format and export all
  * spell a status through tb_status_name() and read one back through tb_status_parse(), so
@@ -6,7 +7,46 @@
  */
 #include "common/record.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#define ENV_S(f) { #f, 's', offsetof(tb_environment, f), sizeof(((tb_environment *)0)->f) }
+#define ENV_I(f) { #f, 'i', offsetof(tb_environment, f), sizeof(int) }
+#define ENV_L(f) { #f, 'l', offsetof(tb_environment, f), sizeof(int64_t) }
+const tb_env_field tb_env_fields[] = {
+    ENV_S(gpu_name), ENV_S(gpu_uuid), ENV_S(pci_bus_id), ENV_I(cc_major), ENV_I(cc_minor),
+    ENV_I(sm_count), ENV_L(l2_bytes), ENV_L(mem_bytes), ENV_I(sm_clock_max_mhz),
+    ENV_I(sm_clock_mhz), ENV_I(mem_clock_mhz), ENV_I(power_limit_mw), ENV_S(driver_version),
+    ENV_I(cuda_driver_version), ENV_I(cuda_runtime_version), ENV_I(cublas_version),
+    ENV_I(cupti_version), ENV_S(hostname), ENV_S(os),
+};
+const size_t tb_env_nfields = sizeof tb_env_fields / sizeof tb_env_fields[0];
+
+const char *tb_env_str(const tb_environment *e, const tb_env_field *f)
+{
+    return (const char *)e + f->off;
+}
+
+char *tb_env_str_mut(tb_environment *e, const tb_env_field *f)
+{
+    return (char *)e + f->off;
+}
+
+int64_t tb_env_num(const tb_environment *e, const tb_env_field *f)
+{
+    int64_t l;
+    int i;
+    if (f->kind == 'l') { memcpy(&l, (const char *)e + f->off, sizeof l); return l; }
+    memcpy(&i, (const char *)e + f->off, sizeof i);
+    return i;
+}
+
+void tb_env_set_num(tb_environment *e, const tb_env_field *f, int64_t v)
+{
+    if (f->kind == 'l') { memcpy((char *)e + f->off, &v, sizeof v); return; }
+    int i = (int)v;
+    memcpy((char *)e + f->off, &i, sizeof i);
+}
 
 static const char *const status_names[] = {
     [TB_STATUS_OK] = "ok",

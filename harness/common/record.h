@@ -8,6 +8,7 @@
 #ifndef TB_RECORD_H
 #define TB_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TB_NAME_LEN 128
@@ -49,6 +50,22 @@ typedef struct tb_environment {
     char    os[128];
     char    extra_json[2048];     /* anything else, as a JSON object */
 } tb_environment;
+
+/* The fields of tb_environment but extra_json, in order, for the writers that list them all
+ * (the wire protocol, export), so a field is named once: kind 's' a string of size bytes, 'i'
+ * an int, 'l' an int64_t; for the numbers -1 is "unknown". extra_json is left to each writer
+ * (the wire passes it as text, export as the object it holds). */
+typedef struct tb_env_field {
+    const char *key;
+    char        kind;
+    size_t      off, size;
+} tb_env_field;
+extern const tb_env_field tb_env_fields[];
+extern const size_t tb_env_nfields;
+const char *tb_env_str(const tb_environment *e, const tb_env_field *f);
+char *tb_env_str_mut(tb_environment *e, const tb_env_field *f);
+int64_t tb_env_num(const tb_environment *e, const tb_env_field *f);
+void tb_env_set_num(tb_environment *e, const tb_env_field *f, int64_t v);
 
 /* One variant as the loader saw it in a library file. */
 typedef struct tb_variant_info {

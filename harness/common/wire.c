@@ -147,25 +147,11 @@ int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len)
 cJSON *tb_wire_env_to_json(const tb_environment *e)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "gpu_name", e->gpu_name);
-    cJSON_AddStringToObject(o, "gpu_uuid", e->gpu_uuid);
-    cJSON_AddStringToObject(o, "pci_bus_id", e->pci_bus_id);
-    cJSON_AddNumberToObject(o, "cc_major", e->cc_major);
-    cJSON_AddNumberToObject(o, "cc_minor", e->cc_minor);
-    cJSON_AddNumberToObject(o, "sm_count", e->sm_count);
-    cJSON_AddNumberToObject(o, "l2_bytes", (double)e->l2_bytes);
-    cJSON_AddNumberToObject(o, "mem_bytes", (double)e->mem_bytes);
-    cJSON_AddNumberToObject(o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
-    cJSON_AddNumberToObject(o, "sm_clock_mhz", e->sm_clock_mhz);
-    cJSON_AddNumberToObject(o, "mem_clock_mhz", e->mem_clock_mhz);
-    cJSON_AddNumberToObject(o, "power_limit_mw", e->power_limit_mw);
-    cJSON_AddStringToObject(o, "driver_version", e->driver_version);
-    cJSON_AddNumberToObject(o, "cuda_driver_version", e->cuda_driver_version);
-    cJSON_AddNumberToObject(o, "cuda_runtime_version", e->cuda_runtime_version);
-    cJSON_AddNumberToObject(o, "cublas_version", e->cublas_version);
-    cJSON_AddNumberToObject(o, "cupti_version", e->cupti_version);
-    cJSON_AddStringToObject(o, "hostname", e->hostname);
-    cJSON_AddStringToObject(o, "os", e->os);
+    for (size_t i = 0; i < tb_env_nfields; i++) {
+        const tb_env_field *f = &tb_env_fields[i];
+        if (f->kind == 's') cJSON_AddStringToObject(o, f->key, tb_env_str(e, f));
+        else cJSON_AddNumberToObject(o, f->key, (double)tb_env_num(e, f));
+    }
     cJSON_AddStringToObject(o, "extra_json", e->extra_json);
     return o;
 }
@@ -174,25 +160,11 @@ int tb_wire_env_from_json(const cJSON *o, tb_environment *e, char *msg, size_t l
 {
     (void)msg; (void)len;
     memset(e, 0, sizeof *e);
-    copy_str(e->gpu_name, sizeof e->gpu_name, tb_json_str(o, "gpu_name", ""));
-    copy_str(e->gpu_uuid, sizeof e->gpu_uuid, tb_json_str(o, "gpu_uuid", ""));
-    copy_str(e->pci_bus_id, sizeof e->pci_bus_id, tb_json_str(o, "pci_bus_id", ""));
-    e->cc_major = (int)tb_json_num(o, "cc_major", -1);
-    e->cc_minor = (int)tb_json_num(o, "cc_minor", -1);
-    e->sm_count = (int)tb_json_num(o, "sm_count", -1);
-    e->l2_bytes = (int64_t)tb_json_num(o, "l2_bytes", -1);
-    e->mem_bytes = (int64_t)tb_json_num(o, "mem_bytes", -1);
-    e->sm_clock_max_mhz = (int)tb_json_num(o, "sm_clock_max_mhz", -1);
-    e->sm_clock_mhz = (int)tb_json_num(o, "sm_clock_mhz", -1);
-    e->mem_clock_mhz = (int)tb_json_num(o, "mem_clock_mhz", -1);
-    e->power_limit_mw = (int)tb_json_num(o, "power_limit_mw", -1);
-    copy_str(e->driver_version, sizeof e->driver_version, tb_json_str(o, "driver_version", ""));
-    e->cuda_driver_version = (int)tb_json_num(o, "cuda_driver_version", -1);
-    e->cuda_runtime_version = (int)tb_json_num(o, "cuda_runtime_version", -1);
-    e->cublas_version = (int)tb_json_num(o, "cublas_version", -1);
-    e->cupti_version = (int)tb_json_num(o, "cupti_version", -1);
-    copy_str(e->hostname, sizeof e->hostname, tb_json_str(o, "hostname", ""));
-    copy_str(e->os, sizeof e->os, tb_json_str(o, "os", ""));
+    for (size_t i = 0; i < tb_env_nfields; i++) {
+        const tb_env_field *f = &tb_env_fields[i];
+        if (f->kind == 's') copy_str(tb_env_str_mut(e, f), f->size, tb_json_str(o, f->key, ""));
+        else tb_env_set_num(e, f, (int64_t)tb_json_num(o, f->key, -1));
+    }
     copy_str(e->extra_json, sizeof e->extra_json, tb_json_str(o, "extra_json", "{}"));
     return TB_OK;
 }

@@ -94,25 +94,11 @@ static cJSON *json_run(jctx *j, const tb_run_info *r)
 static cJSON *json_environment(jctx *j, const tb_environment *e)
 {
     cJSON *o = cJSON_CreateObject();
-    jstr(j, o, "gpu_name", e->gpu_name);
-    jstr(j, o, "gpu_uuid", e->gpu_uuid);
-    jstr(j, o, "pci_bus_id", e->pci_bus_id);
-    jopt_int(j, o, "cc_major", e->cc_major);
-    jopt_int(j, o, "cc_minor", e->cc_minor);
-    jopt_int(j, o, "sm_count", e->sm_count);
-    jopt_int(j, o, "l2_bytes", e->l2_bytes);
-    jopt_int(j, o, "mem_bytes", e->mem_bytes);
-    jopt_int(j, o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
-    jopt_int(j, o, "sm_clock_mhz", e->sm_clock_mhz);
-    jopt_int(j, o, "mem_clock_mhz", e->mem_clock_mhz);
-    jopt_int(j, o, "power_limit_mw", e->power_limit_mw);
-    jstr(j, o, "driver_version", e->driver_version);
-    jopt_int(j, o, "cuda_driver_version", e->cuda_driver_version);
-    jopt_int(j, o, "cuda_runtime_version", e->cuda_runtime_version);
-    jopt_int(j, o, "cublas_version", e->cublas_version);
-    jopt_int(j, o, "cupti_version", e->cupti_version);
-    jstr(j, o, "hostname", e->hostname);
-    jstr(j, o, "os", e->os);
+    for (size_t i = 0; i < tb_env_nfields; i++) {
+        const tb_env_field *f = &tb_env_fields[i];
+        if (f->kind == 's') jstr(j, o, f->key, tb_env_str(e, f));
+        else jopt_int(j, o, f->key, tb_env_num(e, f));
+    }
     jtext(j, o, "extra", e->extra_json);
     return o;
 }
