@@ -25,10 +25,10 @@
  *
  * Passwords: from PGPASSWORD, PGPASSFILE (~/.pgpass) as libpq reads them, or opts->password
  * (--db-password-file); a URI holding one is refused without being echoed. Messages are one
- * line (libpq's first), and a known password is replaced by *** in them all the same. */
+ * line (libpq's first), and a known password is replaced by *** in them all the same.
+ * copy-db's target (one transaction on one connection) is store_pg_import.c. */
 #define _GNU_SOURCE
-#include "store_int.h"
-#include <libpq-fe.h>
+#include "store_pg_int.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <pthread.h>
@@ -39,7 +39,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define POOL_MAX 16        /* connections per process (two processes: 32 of PostgreSQL's default 100) */
 #define BORROW_WAIT_S 10   /* a call waits this long for a free connection, then fails (503) */
 #define MIGRATE_LOCK "7462730001"   /* pg_advisory_xact_lock key of the migrations ("tbs" 1) */
 
@@ -108,18 +107,6 @@ static const struct { const char *name, *sql; int n; } q[N_Q] = {
     [Q_COUNT] = { "count", "SELECT (SELECT count(*) FROM tokens), (SELECT count(*) FROM submissions)", 0 },
 };
 
-typedef struct pgconn { PGconn *c; uint32_t prepared; } pgconn;   /* prepared: a bit per q[] */
-
-typedef struct pg_store {
-    tbs_store base;
-    const char *kw[8], *val[8];   /* PQconnectdbParams' arrays */
-    char *uri, *password, *secret;/* secret: the password to keep out of messages (ours or PGPASSWORD) */
-    pthread_mutex_t lock;         /* guards idle[], n_idle, n_open */
-    pthread_cond_t freed;
-    pgconn *idle[POOL_MAX];
-    size_t n_idle, n_open;        /* n_open: idle and borrowed */
-    pgconn *imp;                  /* a copy's connection, inside its transaction */
-} pg_store;
 
 static double now_s(void)
 {
@@ -142,7 +129,7 @@ static void scrub(const char *secret, char *msg, size_t len)
 }
 
 /* msg = "cannot WHAT: " and the first line of err, libpq's "ERROR:  " or "FATAL:  " left out */
-static void say(const pg_store *s, char *msg, size_t len, const char *what, const char *err)
+void pg_say(const pg_store *s, char *msg, size_t len, const char *what, const char *err)
 {
     if (!err || !*err) err = "unknown error";
     /* libpq's 'connection to server at "H", port P failed: ' repeats what the caller names */
@@ -157,7 +144,7 @@ static void say(const pg_store *s, char *msg, size_t len, const char *what, cons
 /* A SQLSTATE that says "try again later": the connection (08), the server shutting down or
  * starting (57P0x), a statement cancelled or timed out (57014), too many connections or other
  * resources (53), a conflict a retry resolves (40001, 40P01), a read-only standby (25006). */
-static int transient(const PGresult *r)
+int pg_transient(const PGresult *r)
 {
     const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     return st && (!strncmp(st, "08", 2) || !strncmp(st, "57P0", 4) || !strcmp(st, "57014") ||
@@ -167,7 +154,7 @@ static int transient(const PGresult *r)
 /* Is the connection lost? libpq says so (CONNECTION_BAD), or the failure is libpq's own, not
  * the server's (no SQLSTATE: "server closed the connection unexpectedly" can come back while
  * the status still reads OK, when the server vanished as the query was being sent). */
-static int broken(PGconn *c, const PGresult *r)
+int pg_broken(PGconn *c, const PGresult *r)
 {
     return PQstatus(c) != CONNECTION_OK || !r || !PQresultErrorField(r, PG_DIAG_SQLSTATE);
 }
@@ -185,7 +172,7 @@ static pgconn *connect_db(pg_store *s, char *msg, size_t len)
         char what[320];
         snprintf(what, sizeof what, "connect to PostgreSQL at %s%s%s", host && *host ? host : "the default socket",
                  port && *port ? " port " : "", port && *port ? port : "");
-        say(s, msg, len, what, pc->c ? PQerrorMessage(pc->c) : "out of memory");
+        pg_say(s, msg, len, what, pc->c ? PQerrorMessage(pc->c) : "out of memory");
         PQfinish(pc->c);
         free(pc);
         return NULL;
@@ -204,7 +191,7 @@ static void drop(pgconn *c)
 /* A connection for this call alone: an idle one (unless fresh_only), else a new one while
  * fewer than POOL_MAX are open, else the first given back within BORROW_WAIT_S. *fresh = 1
  * when it was opened for this call. NULL with msg: TBS_STORE_UNAVAILABLE. */
-static pgconn *borrow(pg_store *s, int fresh_only, int *fresh, char *msg, size_t len)
+pgconn *pg_borrow(pg_store *s, int fresh_only, int *fresh, char *msg, size_t len)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -248,7 +235,7 @@ static pgconn *borrow(pg_store *s, int fresh_only, int *fresh, char *msg, size_t
 }
 
 /* c back to the pool, or closed when lost (or lost_too) */
-static void give(pg_store *s, pgconn *c, int lost_too)
+void pg_give(pg_store *s, pgconn *c, int lost_too)
 {
     if (!c) return;
     int lost = lost_too || PQstatus(c->c) != CONNECTION_OK || PQtransactionStatus(c->c) != PQTRANS_IDLE;
@@ -283,7 +270,7 @@ static int run(pg_store *s, int k, const char *const *vals, PGresult **res, cons
     *res = NULL;
     for (int attempt = 0;; attempt++) {
         int fresh = 0;
-        pgconn *c = borrow(s, attempt > 0, &fresh, msg, len);
+        pgconn *c = pg_borrow(s, attempt > 0, &fresh, msg, len);
         if (!c) return TBS_STORE_UNAVAILABLE;
         PGresult *r = NULL;
         if (!(c->prepared & (1u << k))) {
@@ -293,14 +280,14 @@ static int run(pg_store *s, int k, const char *const *vals, PGresult **res, cons
         if (c->prepared & (1u << k)) r = PQexecPrepared(c->c, q[k].name, q[k].n, vals, NULL, NULL, 0);
         ExecStatusType st = PQresultStatus(r);
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
-            give(s, c, 0);
+            pg_give(s, c, 0);
             *res = r;
             return 0;
         }
-        say(s, msg, len, what, r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(c->c));
-        int lost = broken(c->c, r), again = lost || transient(r);
+        pg_say(s, msg, len, what, r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(c->c));
+        int lost = pg_broken(c->c, r), again = lost || pg_transient(r);
         PQclear(r);
-        give(s, c, lost);
+        pg_give(s, c, lost);
         if (lost) drop_idle(s);
         if (lost && !fresh && attempt == 0) continue;
         return again ? TBS_STORE_UNAVAILABLE : -1;
@@ -308,7 +295,7 @@ static int run(pg_store *s, int k, const char *const *vals, PGresult **res, cons
 }
 
 /* a statement without parameters on c; 0 with *res (may be NULL), or -1 with msg */
-static int exec_on(pg_store *s, PGconn *c, const char *sql, int nv, const char *const *vals, PGresult **res,
+int pg_exec_on(pg_store *s, PGconn *c, const char *sql, int nv, const char *const *vals, PGresult **res,
                    const char *what, char *msg, size_t len)
 {
     PGresult *r = nv ? PQexecParams(c, sql, nv, NULL, vals, NULL, NULL, 0) : PQexec(c, sql);
@@ -317,8 +304,8 @@ static int exec_on(pg_store *s, PGconn *c, const char *sql, int nv, const char *
         if (res) *res = r; else PQclear(r);
         return 0;
     }
-    say(s, msg, len, what, r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(c));
-    int again = broken(c, r) || transient(r);
+    pg_say(s, msg, len, what, r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(c));
+    int again = pg_broken(c, r) || pg_transient(r);
     PQclear(r);
     if (res) *res = NULL;
     return again ? TBS_STORE_UNAVAILABLE : -1;
@@ -329,15 +316,15 @@ static int migrate(pg_store *s, PGconn *c, char *msg, size_t len)
 {
     for (;;) {
         PGresult *r = NULL;
-        int rc = exec_on(s, c, "BEGIN", 0, NULL, NULL, "migrate", msg, len);
-        if (!rc) rc = exec_on(s, c, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", 0, NULL, NULL, "migrate", msg, len);
-        if (!rc) rc = exec_on(s, c, "SELECT to_regclass('tilebench_schema') IS NULL", 0, NULL, &r, "migrate", msg, len);
+        int rc = pg_exec_on(s, c, "BEGIN", 0, NULL, NULL, "migrate", msg, len);
+        if (!rc) rc = pg_exec_on(s, c, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")", 0, NULL, NULL, "migrate", msg, len);
+        if (!rc) rc = pg_exec_on(s, c, "SELECT to_regclass('tilebench_schema') IS NULL", 0, NULL, &r, "migrate", msg, len);
         if (!rc && !strcmp(PQgetvalue(r, 0, 0), "t"))
-            rc = exec_on(s, c, "CREATE TABLE tilebench_schema (version integer NOT NULL);"
+            rc = pg_exec_on(s, c, "CREATE TABLE tilebench_schema (version integer NOT NULL);"
                                "INSERT INTO tilebench_schema VALUES (0)", 0, NULL, NULL, "migrate", msg, len);
         PQclear(r);
         r = NULL;
-        if (!rc) rc = exec_on(s, c, "SELECT version FROM tilebench_schema", 0, NULL, &r, "migrate", msg, len);
+        if (!rc) rc = pg_exec_on(s, c, "SELECT version FROM tilebench_schema", 0, NULL, &r, "migrate", msg, len);
         long v = !rc && PQntuples(r) == 1 ? strtol(PQgetvalue(r, 0, 0), NULL, 10) : -1;
         PQclear(r);
         if (!rc && (v < 0 || v > (long)N_MIGRATIONS)) {
@@ -345,14 +332,14 @@ static int migrate(pg_store *s, PGconn *c, char *msg, size_t len)
                      "(schema version %ld, this server knows 1 to %zu)", v, N_MIGRATIONS);
             rc = -1;
         }
-        if (!rc && v == (long)N_MIGRATIONS) return exec_on(s, c, "COMMIT", 0, NULL, NULL, "migrate", msg, len);
+        if (!rc && v == (long)N_MIGRATIONS) return pg_exec_on(s, c, "COMMIT", 0, NULL, NULL, "migrate", msg, len);
         char step[64], next[24];
         snprintf(step, sizeof step, "migrate the database to version %ld", v + 1);
         snprintf(next, sizeof next, "%ld", v + 1);
         const char *vals[1] = { next };
-        if (!rc) rc = exec_on(s, c, migrations[v], 0, NULL, NULL, step, msg, len);
-        if (!rc) rc = exec_on(s, c, "UPDATE tilebench_schema SET version = $1::integer", 1, vals, NULL, step, msg, len);
-        if (!rc) rc = exec_on(s, c, "COMMIT", 0, NULL, NULL, step, msg, len);
+        if (!rc) rc = pg_exec_on(s, c, migrations[v], 0, NULL, NULL, step, msg, len);
+        if (!rc) rc = pg_exec_on(s, c, "UPDATE tilebench_schema SET version = $1::integer", 1, vals, NULL, step, msg, len);
+        if (!rc) rc = pg_exec_on(s, c, "COMMIT", 0, NULL, NULL, step, msg, len);
         if (rc) {
             PQclear(PQexec(c, "ROLLBACK"));
             return rc;
@@ -443,19 +430,19 @@ int tbs_pg_open(const char *uri, const tbs_store_opts *o, tbs_store **out, char 
     int rc = utf8 ? migrate(s, c->c, msg, len) : -1;
     if (rc) { drop(c); store_close(&s->base); return rc; }
     s->n_open = 1;
-    give(s, c, 0);
+    pg_give(s, c, 0);
     *out = &s->base;
     return 0;
 }
 
-static int64_t int_at(const PGresult *r, int row, int col) { return strtoll(PQgetvalue(r, row, col), NULL, 10); }
+int64_t pg_int_at(const PGresult *r, int row, int col) { return strtoll(PQgetvalue(r, row, col), NULL, 10); }
 
 static int token_add(tbs_store *base, const char *name, const char *hash_hex, int64_t *id, char *msg, size_t len)
 {
     PGresult *r;
     const char *v[2] = { name, hash_hex };
     int rc = run((pg_store *)base, Q_TOKEN_ADD, v, &r, "add the token (is the name taken?)", msg, len);
-    if (!rc) *id = int_at(r, 0, 0);
+    if (!rc) *id = pg_int_at(r, 0, 0);
     PQclear(r);
     return rc;
 }
@@ -466,7 +453,7 @@ static int token_find(tbs_store *base, const char *hash_hex, int64_t *id, char *
     const char *v[1] = { hash_hex };
     *id = 0;
     int rc = run((pg_store *)base, Q_TOKEN_FIND, v, &r, "look the token up", msg, len);
-    if (!rc && PQntuples(r)) *id = int_at(r, 0, 0);
+    if (!rc && PQntuples(r)) *id = pg_int_at(r, 0, 0);
     PQclear(r);
     return rc;
 }
@@ -523,8 +510,8 @@ static int submission_put(tbs_store *base, int64_t token_id, const char *key, co
     PGresult *r;
     int rc = run(s, Q_PUT, v, &r, "store the submission", msg, len);
     if (!rc && PQntuples(r) == 1) {
-        *id = int_at(r, 0, 0);
-        *existed = int_at(r, 0, 1) != 0;
+        *id = pg_int_at(r, 0, 0);
+        *existed = pg_int_at(r, 0, 1) != 0;
         PQclear(r);
         return 0;
     }
@@ -532,7 +519,7 @@ static int submission_put(tbs_store *base, int64_t token_id, const char *key, co
     if (rc) return rc;
     *existed = 1;   /* a replay of a key whose transaction committed while this one waited on it */
     rc = run(s, Q_FIND_KEY, v, &r, "find the submission", msg, len);
-    if (!rc && PQntuples(r) == 1) *id = int_at(r, 0, 0);
+    if (!rc && PQntuples(r) == 1) *id = pg_int_at(r, 0, 0);
     else if (!rc) { snprintf(msg, len, "cannot find the submission of an idempotency key that exists"); rc = -1; }
     PQclear(r);
     return rc;
@@ -571,7 +558,7 @@ static int submissions_of_gpu(tbs_store *base, const char *gpu,
     const char *v[1] = { gpu };
     int rc = run((pg_store *)base, Q_OF_GPU, v, &r, "read the submissions", msg, len);
     for (int i = 0; !rc && i < PQntuples(r); i++)
-        if (fn(ctx, int_at(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), PQgetvalue(r, i, 3))) break;
+        if (fn(ctx, pg_int_at(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), PQgetvalue(r, i, 3))) break;
     PQclear(r);
     return rc;
 }
@@ -582,7 +569,7 @@ static int gpu_models(tbs_store *base, int (*fn)(void *ctx, const char *gpu, int
     PGresult *r;
     int rc = run((pg_store *)base, Q_MODELS, NULL, &r, "list the GPU models", msg, len);
     for (int i = 0; !rc && i < PQntuples(r); i++)
-        if (fn(ctx, PQgetvalue(r, i, 0), int_at(r, i, 1))) break;
+        if (fn(ctx, PQgetvalue(r, i, 0), pg_int_at(r, i, 1))) break;
     PQclear(r);
     return rc;
 }
@@ -596,7 +583,7 @@ static int leaderboards_json(tbs_store *base, char **json, char *msg, size_t len
     for (int i = 0; a && i < PQntuples(r); i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "gpu", PQgetvalue(r, i, 0));
-        cJSON_AddNumberToObject(o, "submissions", (double)int_at(r, i, 1));
+        cJSON_AddNumberToObject(o, "submissions", (double)pg_int_at(r, i, 1));
         cJSON_AddItemToArray(a, o);
     }
     PQclear(r);
@@ -609,101 +596,8 @@ static int count(tbs_store *base, tbs_store_counts *n, char *msg, size_t len)
 {
     PGresult *r;
     int rc = run((pg_store *)base, Q_COUNT, NULL, &r, "count the rows", msg, len);
-    if (!rc) { n->tokens = int_at(r, 0, 0); n->submissions = int_at(r, 0, 1); }
+    if (!rc) { n->tokens = pg_int_at(r, 0, 0); n->submissions = pg_int_at(r, 0, 1); }
     PQclear(r);
-    return rc;
-}
-
-/* ---- copy-db's target: one transaction on one connection ------------------------------------ */
-
-static int import_begin(tbs_store *base, char *msg, size_t len)
-{
-    pg_store *s = (pg_store *)base;
-    int fresh;
-    if (!(s->imp = borrow(s, 0, &fresh, msg, len))) return TBS_STORE_UNAVAILABLE;
-    PGconn *c = s->imp->c;
-    PGresult *r = NULL;
-    /* SHARE ROW EXCLUSIVE: no one writes a row meanwhile, and a second copy waits for this one */
-    int rc = exec_on(s, c, "BEGIN", 0, NULL, NULL, "begin the copy", msg, len);
-    if (!rc) rc = exec_on(s, c, "LOCK TABLE tokens, submissions IN SHARE ROW EXCLUSIVE MODE", 0, NULL, NULL,
-                          "lock the target's tables", msg, len);
-    if (!rc) rc = exec_on(s, c, "SELECT (SELECT count(*) FROM tokens), (SELECT count(*) FROM submissions)", 0, NULL, &r,
-                          "count the target's rows", msg, len);
-    if (!rc && (int_at(r, 0, 0) || int_at(r, 0, 1))) {
-        snprintf(msg, len, "the target database is not empty (%s tokens, %s submissions): copy-db copies into an empty one only",
-                 PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
-        rc = -1;
-    }
-    PQclear(r);
-    if (!rc) {
-        PGresult *p1 = PQprepare(c, "imp_token", "INSERT INTO tokens (id, name, hash, created_at, revoked_at) "
-                                                 "VALUES ($1, $2, $3, $4, $5)", 5, NULL);
-        PGresult *p2 = PQprepare(c, "imp_sub", "INSERT INTO submissions (id, token_id, idem_key, created_at, gpu_name, document) "
-                                               "VALUES ($1, $2, $3, $4, $5, $6)", 6, NULL);
-        if (PQresultStatus(p1) != PGRES_COMMAND_OK || PQresultStatus(p2) != PGRES_COMMAND_OK) {
-            say(s, msg, len, "prepare the copy", PQresultStatus(p1) != PGRES_COMMAND_OK ? PQresultErrorMessage(p1) : PQresultErrorMessage(p2));
-            rc = -1;
-        }
-        PQclear(p1);
-        PQclear(p2);
-    }
-    if (rc) {
-        PQclear(PQexec(c, "ROLLBACK"));
-        give(s, s->imp, 1);
-        s->imp = NULL;
-    }
-    return rc;
-}
-
-static int import_row(pg_store *s, const char *stmt, int n, const char *const *v, const char *what, char *msg, size_t len)
-{
-    PGresult *r = PQexecPrepared(s->imp->c, stmt, n, v, NULL, NULL, 0);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok) say(s, msg, len, what, PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(s->imp->c));
-    int again = !ok && (broken(s->imp->c, r) || transient(r));
-    PQclear(r);
-    return ok ? 0 : again ? TBS_STORE_UNAVAILABLE : -1;
-}
-
-static int import_token(tbs_store *base, const tbs_token_row *t, char *msg, size_t len)
-{
-    char id[24], what[96];
-    snprintf(id, sizeof id, "%lld", (long long)t->id);
-    snprintf(what, sizeof what, "copy token %lld", (long long)t->id);
-    const char *v[5] = { id, t->name, t->hash, t->created_at, t->revoked_at && *t->revoked_at ? t->revoked_at : NULL };
-    return import_row((pg_store *)base, "imp_token", 5, v, what, msg, len);
-}
-
-static int import_sub(tbs_store *base, const tbs_sub_row *r, char *msg, size_t len)
-{
-    char id[24], tok[24], what[96];
-    snprintf(id, sizeof id, "%lld", (long long)r->id);
-    snprintf(tok, sizeof tok, "%lld", (long long)r->token_id);
-    snprintf(what, sizeof what, "copy submission %lld", (long long)r->id);
-    const char *v[6] = { id, tok, r->idem_key, r->created_at, r->gpu_name, r->doc };
-    return import_row((pg_store *)base, "imp_sub", 6, v, what, msg, len);
-}
-
-static int import_end(tbs_store *base, int commit, char *msg, size_t len)
-{
-    pg_store *s = (pg_store *)base;
-    if (!s->imp) return 0;
-    PGconn *c = s->imp->c;
-    int rc = 0;
-    if (commit) {
-        /* the next ids follow the copied ones; each model's generation moves past its rows */
-        rc = exec_on(s, c, "SELECT setval(pg_get_serial_sequence('tokens', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM tokens), false),"
-                           " setval(pg_get_serial_sequence('submissions', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM submissions), false)",
-                     0, NULL, NULL, "bring the id sequences past the copy", msg, len);
-        if (!rc) rc = exec_on(s, c, "INSERT INTO board_generations (gpu_name, generation) SELECT gpu_name, count(*) FROM submissions "
-                                    "GROUP BY gpu_name ON CONFLICT (gpu_name) DO UPDATE SET generation = "
-                                    "board_generations.generation + excluded.generation", 0, NULL, NULL,
-                              "set the boards' generations", msg, len);
-        if (!rc) rc = exec_on(s, c, "COMMIT", 0, NULL, NULL, "commit the copy", msg, len);
-    }
-    if (!commit || rc) PQclear(PQexec(c, "ROLLBACK"));
-    give(s, s->imp, 1);   /* closed: its prepared statements go with it */
-    s->imp = NULL;
     return rc;
 }
 
@@ -712,6 +606,6 @@ static const tbs_engine engine = {
     .token_revoke = token_revoke, .token_list = token_list, .rate_take = rate_take,
     .submission_put = submission_put, .board_generation = board_generation, .submission_get = submission_get,
     .submissions_of_gpu = submissions_of_gpu, .gpu_models = gpu_models, .leaderboards_json = leaderboards_json,
-    .count = count, .import_begin = import_begin, .import_token = import_token, .import_sub = import_sub,
-    .import_end = import_end,   /* a copy's target only: copy-db goes from SQLite to PostgreSQL */
+    .count = count, .import_begin = pg_import_begin, .import_token = pg_import_token,
+    .import_sub = pg_import_sub, .import_end = pg_import_end,   /* a copy's target only: copy-db goes from SQLite to PostgreSQL */
 };

@@ -4,6 +4,7 @@
 #include "common/tb.h"
 #include "common/wire.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,6 +75,16 @@ int main(void)
         TB_CHECK(h.m == 5 && h.n == 6 && h.k == 7 && h.batch == 2 && h.b_layout == TB_LAYOUT_COL);
         TB_CHECK(h.stride_a == 35 && h.stride_d == 30 && h.alpha == 0.5 && h.beta == -2);
         cJSON_Delete(o);
+    }
+    TB_CASE("wire-env-0", "the field table covers tb_environment: from its start to extra_json, no field left out") {
+        size_t end = 0;
+        for (size_t i = 0; i < tb_env_nfields; i++) {
+            const tb_env_field *f = &tb_env_fields[i];
+            TB_CHECK(f->off >= end && f->off - end < 8);   /* in order; a gap is padding only */
+            end = f->off + f->size;
+        }
+        TB_CHECK(tb_env_fields[0].off == 0 && end <= offsetof(tb_environment, extra_json) &&
+                 offsetof(tb_environment, extra_json) - end < 8);
     }
     TB_CASE("wire-env-1", "the environment round-trips field by field (every field of the table, int64 beyond 2^31), "
                           "a missing number reads -1, a missing string empty") {

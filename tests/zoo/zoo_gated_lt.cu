@@ -9,9 +9,11 @@
  * did not drift alike (docs/perf.md, seventh session); a cuBLASLt GEMM and cublaslt do.
  * The extra work is counted in SM cycles, not nanoseconds, so it stays the same fraction of a
  * compute-bound GEMM whatever clock the card runs at: cycles = pct/100 * 2MNK / RATE, RATE
- * being cuBLASLt's BF16 rate per SM clock cycle measured on the H100 at 4096^3 and 8192^3
- * (about 490k flop per cycle: 776 TFLOP/s at 1600 MHz, docs/perf.md). On another GPU or a
- * launch-bound shape the fraction differs; describe() prints the cycles. */
+ * being cuBLASLt's BF16 rate per SM clock cycle on the H100 at 4096^3 (777-788 TFLOP/s at
+ * 1620-1646 MHz, ../shared/device-notes.md, 2026-11-25: about 480k flop per cycle; 490k is
+ * used). Measured with it, the slower copy read 2.8-4.2 % slower on the gate shapes
+ * (docs/perf.md, eighth session). On another GPU or a launch-bound shape the fraction
+ * differs; describe() prints the cycles. */
 #include "../../variants/common/cublaslt_map.cuh"
 
 #include <math.h>
