@@ -17,6 +17,10 @@
 # Every gate is the command the CI templates run (scripts/ci/): default shapes (gate),
 # --threshold 2 --confirm. The 3 % slower member is zoo_gated_lt (tests/zoo/zoo_gated_lt.cu):
 # a cuBLASLt GEMM, so that a stored baseline's cublaslt control drifts alike with it.
+# Each gate starts with an empty record of cublaslt-tuned's choices (TB_TUNE_CACHE, a file of
+# its own), so every gate tunes afresh once and its second copy takes the first one's choice,
+# as on a runner whose record is new; TB_TUNE_CACHE=off in the caller's environment makes both
+# copies tune, as before the record existed (docs/perf.md, eighth session).
 # Prints one line per gate: exit code, wall time, the rows that failed, the rows the first
 # pass left to --confirm, and the control's drift where there is one.
 set -u
@@ -32,6 +36,7 @@ echo "gpu as found: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.
 gate() {   # gate NAME ARGS...: one gate, a summary line
     local name=$1; shift
     local s=$(date +%s%N)
+    [ "${TB_TUNE_CACHE:-}" = off ] || { export TB_TUNE_CACHE=$out/tuned-$name.tsv; rm -f "$TB_TUNE_CACHE"; }
     "$TB" gate "$@" --threshold 2 --confirm --no-progress --quiet --db "$out/gate.db" --json "$out/$name.json" > "$out/$name.txt" 2>&1
     local rc=$?
     local w=$(( ($(date +%s%N) - s) / 1000000 ))

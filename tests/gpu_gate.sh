@@ -5,7 +5,7 @@
 # scripts/gate-study.sh runs ten and the shipped variants); a wrong head fails on validation;
 # --confirm keeps a real regression; the stored-baseline gate (a control measured in both runs)
 # passes the same code and catches the slowdown; a baseline from another GPU is refused, and
-# compared with --allow-env-mismatch.
+# compared with --allow-env-mismatch; cublaslt-tuned's two copies keep one algorithm (its record).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 G=$TB_ZOO/gated
@@ -87,4 +87,40 @@ cat lb1.out
 "$TB" gate --baseline ltbase.json --head ltslow --shapes $big --no-progress --quiet --db g.db > lb2.out 2>&1; rc=$?
 cat lb2.out
 [ $rc = 1 ] && grep -qE '^zoo_gated_lt .*FAIL slower' lb2.out && ok gate-gpu-3.3 || bad gate-gpu-3.3 "baseline (cublaslt control), 3 % slower: exit $rc"
+
+# cublaslt-tuned writes its choice down (variants/cublaslt_tuned/tune_cache.cuh): in a gate of
+# the library against itself, the copy set up second takes the first one's algorithm untimed;
+# with the record off both tune; a recorded algorithm that is no longer a candidate is retuned
+describe() {   # describe DB: "name<TAB>describe" of every cublaslt-tuned measurement, newest run
+    $PY - "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+run = c.execute("SELECT max(id) FROM runs").fetchone()[0]
+for n, d in c.execute("SELECT v.name, m.describe FROM measurements m JOIN variants v ON v.id = m.variant_id "
+                      "WHERE m.run_id = ? AND v.name LIKE '%cublaslt-tuned' ORDER BY v.name", (run,)):
+    print("%s\t%s" % (n, d))
+PY
+}
+algo() { sed 's/.*\(algo=.*\)/\1/'; }
+mkdir -p tunedhead && cp "$TB_VARIANTS/cublaslt-tuned.so" tunedhead/
+export TB_TUNE_CACHE=$tmp/tuned.tsv
+"$TB" gate --base "$TB_VARIANTS/cublaslt-tuned.so" --head tunedhead --shapes $shape --no-confirm \
+    --no-progress --quiet --db t.db > t1.out 2>&1; rc=$?
+describe t.db > t1.desc; cat t1.desc
+n=$(grep -c . "$TB_TUNE_CACHE" 2>/dev/null)
+[ $rc = 0 ] && [ "$(grep -c 'recorded=1' t1.desc)" = 1 ] && [ "$(grep -c ' rounds=' t1.desc)" = 1 ] && [ "$n" = 1 ] &&
+    [ "$(algo < t1.desc | sort -u | wc -l)" = 1 ] && ok gate-gpu-4.1 ||
+    bad gate-gpu-4.1 "cublaslt-tuned against itself: exit $rc, $n record lines, one tuned and one recorded with one algorithm expected"
+TB_TUNE_CACHE=off "$TB" sweep --variants "$TB_VARIANTS/cublaslt-tuned.so" --shapes $shape --no-energy \
+    --max-time 0.2 --no-progress --quiet --db t.db > /dev/null 2>&1
+describe t.db > t2.desc
+grep -q ' rounds=' t2.desc && ! grep -q 'recorded=1' t2.desc && [ "$(grep -c . "$TB_TUNE_CACHE")" = 1 ] &&
+    ok gate-gpu-4.2 || bad gate-gpu-4.2 "TB_TUNE_CACHE=off: tuned, the record untouched: $(cat t2.desc)"
+printf '%s\t0\t%0128d\n' "$(cut -f1 "$TB_TUNE_CACHE" | head -1)" 0 >> "$TB_TUNE_CACHE"
+"$TB" sweep --variants "$TB_VARIANTS/cublaslt-tuned.so" --shapes $shape --no-energy \
+    --max-time 0.2 --no-progress --quiet --db t.db > /dev/null 2>&1
+describe t.db > t3.desc
+grep -q ' rounds=' t3.desc && [ "$(grep -c . "$TB_TUNE_CACHE")" = 3 ] && ok gate-gpu-4.3 ||
+    bad gate-gpu-4.3 "a recorded algorithm no longer offered is retuned and recorded again: $(cat t3.desc)"
+unset TB_TUNE_CACHE
 finish

@@ -13,10 +13,14 @@
  * setup() ran. Screening stops once TIME_BUDGET_S of wall time has passed (the rest count as
  * untried). Split-k candidates that reduce in BF16 are skipped (see lossy_split_k()). If
  * the operands cannot be allocated it keeps the first heuristic and says so.
- * describe() reports the chosen algorithm, its rank, and how many were tried. No kernels of
- * its own: sass "any".
+ * The choice is written down (tune_cache.cuh) and every later setup() of the same problem on
+ * the same GPU and cuBLASLt reuses it untimed (describe() says recorded=1): the fastest
+ * algorithm at 8192^3 depends on the card's power state, and two tunings of one problem did
+ * not always agree. describe() reports the chosen algorithm, its rank, and how many were
+ * tried. No kernels of its own: sass "any".
  */
 #include "../common/cublaslt_map.cuh"
+#include "tune_cache.cuh"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +41,7 @@ struct tuned_state {
     int rank;                               /* its place in the heuristic's list */
     int found, tried, lossy;                /* lossy: split-k candidates skipped */
     int rounds;                             /* interleaved timing rounds run */
+    int recorded;                           /* 1: taken from the record (tune_cache.cuh) */
     float warm_ms;                          /* GPU time spent warming the card */
     float best_ms, first_ms;                /* the kept one's and heuristic #0's median */
     char note[96];                          /* why timing was skipped, if it was */
@@ -281,6 +286,8 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
     int found = 0;
     void *buf[4] = { NULL, NULL, NULL, NULL };  /* A, B, C, D */
     void *wsp = NULL;
+    char rec[512], key[512];    /* the record of choices (tune_cache.cuh) and this problem's key */
+    int use_rec = 0;
     tuned_state *s = (tuned_state *)calloc(1, sizeof *s);
     *state = NULL;
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
@@ -308,6 +315,19 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
     s->heur = heur[0];
     s->rank = 0;
 
+    use_rec = tbv::tune_cache_path(rec, sizeof rec);
+    if (use_rec) {
+        tbv::tune_cache_key(g, key, sizeof key);
+        const int i = tbv::tune_cache_find(rec, key, heur, found);
+        if (i >= 0) {   /* chosen before, in this process or another: keep that one */
+            s->heur = heur[i];
+            s->rank = i;
+            s->recorded = 1;
+            *state = s;
+            return 0;
+        }
+    }
+
     {
         /* Operands for timing: this problem's extents, random contents. */
         const size_t n[4] = {
@@ -333,7 +353,8 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
             io.in[1] = buf[1];
             io.in[2] = buf[2];
             io.out[0] = buf[3];
-            time_candidates(s, g, heur, found, &io, wsp, st);
+            if (time_candidates(s, g, heur, found, &io, wsp, st) == 0 && use_rec)
+                tbv::tune_cache_store(rec, key, s->rank, &s->heur.algo);
         }
         cudaStreamSynchronize(st);
         for (int i = 0; i < 4; i++)
@@ -366,7 +387,9 @@ int tuned_describe(void *state, char *buf, size_t len)
     char algo[256];
     tbv::lt_algo_describe(&s->heur.algo, s->heur.workspaceSize, s->heur.wavesCount, algo,
                           sizeof algo);
-    if (s->note[0])
+    if (s->recorded)
+        snprintf(buf, len, "rank=%d recorded=1 found=%d %s", s->rank, s->found, algo);
+    else if (s->note[0])
         snprintf(buf, len, "rank=0 tried=0/%d (%s) %s", s->found, s->note, algo);
     else
         snprintf(buf, len, "rank=%d tried=%d/%d lossy_skipped=%d rounds=%d warm_ms=%.0f best_ms=%.4f first_ms=%.4f %s",
