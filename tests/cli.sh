@@ -225,5 +225,43 @@ out=$(TILEBENCH_WORKER="$tmp/no_such_worker" "$TB" doctor --calibrate --db "$tmp
 [ $rc = 1 ] && grep -q "^tilebench: error: calibration failed: cannot run worker '.*no_such_worker'" <<<"$out" \
     && [ ! -e "$tmp/nw" ] && ok cli-7.15 || bad cli-7.15 "exit $rc: $out"
 
+# a sweep starts one worker for the GPU, not two: the measuring worker is started before the
+# variants are probed, its environment record is the GPU check, and the first shape's job goes
+# to it (driver/early.h); one never given a job is gone when tilebench exits. A scripted
+# worker: `probe` runs the real one, `measure` reports a fake GPU when started with --device,
+# then fails the job
+cat > "$tmp/early_worker" <<'SHEOF'
+#!/bin/bash
+echo "$*" >> "$FAKE_LOG"
+[ "$1" = probe ] && exec "$REAL_WORKER" "$@"
+[ "$1" = measure ] || exit 2
+echo $$ >> "$FAKE_PIDS"
+[ "$2" = --device ] && echo '{"type":"env","gpu_name":"fake GPU","gpu_uuid":"GPU-e0e0e0e0-0000-0000-0000-000000000000","cc_major":9,"cc_minor":0,"sm_count":132}' >&3
+read -r job || { [ -n "$FAKE_LINGER" ] && exec sleep 30; exit 0; }
+echo "$job" >> "$FAKE_JOB"
+echo '{"type":"fatal","error":"planted: no measuring here"}' >&3
+exit 2
+SHEOF
+chmod +x "$tmp/early_worker"
+export REAL_WORKER="$(dirname "$TB")/tilebench-worker" FAKE_LOG="$tmp/early.log" FAKE_PIDS="$tmp/early.pids" FAKE_JOB="$tmp/early.job"
+rm -f "$FAKE_LOG" "$FAKE_PIDS" "$FAKE_JOB"
+out=$(TILEBENCH_WORKER="$tmp/early_worker" "$TB" sweep --variants "$TB_VARIANTS/cublaslt.so" --shapes 256x256x256 \
+      --no-progress --quiet --db "$tmp/early.db" 2>&1); rc=$?
+first=$(grep -m1 '^measure' "$FAKE_LOG")
+[ "$first" = "measure --device 0" ] && ! grep -q '^env' "$FAKE_LOG" && grep -q '"m":256' "$FAKE_JOB" &&
+    [ "$(head -1 "$FAKE_LOG" | cut -d' ' -f1)" = measure ] && ok cli-9.1 ||
+    bad cli-9.1 "exit $rc, worker calls: $(tr '\n' ';' < "$FAKE_LOG") job: $(head -c 200 "$FAKE_JOB" 2>/dev/null) out: $out"
+[ "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select gpu_name from environment").fetchone()[0])' "$tmp/early.db" 2>&1)" = "fake GPU" ] &&
+    ok cli-9.2 || bad cli-9.2 "the early worker's environment record was not stored with the run"
+rm -f "$FAKE_LOG" "$FAKE_PIDS"
+# (this worker outlives its closed stdin: tilebench must stop it at exit, 5 s later)
+out=$(FAKE_LINGER=1 TILEBENCH_WORKER="$tmp/early_worker" "$TB" sweep --variants "$TB_VARIANTS/cublaslt.so" --filter no_such_variant \
+      --shapes 256x256x256 --no-progress --quiet --db "$tmp/early2.db" 2>&1); rc=$?
+sleep 0.2
+alive=""
+for p in $(cat "$FAKE_PIDS" 2>/dev/null); do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+[ $rc != 0 ] && [ -s "$FAKE_PIDS" ] && [ -z "$alive" ] && grep -q "no variant matches" <<<"$out" && ok cli-9.3 ||
+    bad cli-9.3 "exit $rc, early worker pids $(cat "$FAKE_PIDS" 2>/dev/null), still alive:$alive; $out"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

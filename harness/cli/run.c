@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "common/tb.h"
+#include "driver/early.h"
 #include "driver/sass.h"
 #include "driver/sweep.h"
 #include <cjson/cJSON.h>
@@ -26,7 +27,8 @@ int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
     char devspec[80], msg[TB_MSG_LEN];
     if (o->device_uuid[0]) snprintf(devspec, sizeof devspec, "%s", o->device_uuid);
     else snprintf(devspec, sizeof devspec, "%d", o->device);
-    int rc = tb_sweep_probe_env(paths->worker, devspec, env, msg, sizeof msg);
+    /* the measuring worker itself, started now: its report is the check (driver/early.h) */
+    int rc = tb_early_worker_start(paths->worker, devspec, env, msg, sizeof msg);
     if (rc) return tb_cli_error("%s needs an NVIDIA GPU: %s (list, show, export and doctor "
                                 "work without one)", what, msg);
     cJSON *x = cJSON_Parse(env->extra_json);

@@ -1,6 +1,7 @@
 /* sweep.c - the parent's measurement loop (see sweep.h). */
 #define _GNU_SOURCE
 #include "driver/sweep.h"
+#include "driver/early.h"
 #include "common/nvml.h"
 #include "driver/spawn.h"
 #include "driver/counters_pass.h"
@@ -174,7 +175,11 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
     char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
     tb_proc p;
     const double spawned = tb_now();
-    int rc = tb_proc_start(&p, worker, argv, msg, len);
+    char dev[80], *env_line = NULL;
+    if (o->device_uuid[0]) snprintf(dev, sizeof dev, "%s", o->device_uuid);
+    else snprintf(dev, sizeof dev, "%d", o->device);
+    int rc = tb_early_worker_take(dev, &p, &env_line) ? TB_OK
+                                                      : tb_proc_start(&p, worker, argv, msg, len);
     if (rc) {
         char why[TB_MSG_LEN];
         snprintf(why, sizeof why, "%s", msg);
@@ -192,8 +197,9 @@ static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
     char fatal[TB_MSG_LEN] = "";
     rc = TB_OK;
     for (;;) {
-        char *line = NULL;
-        int r = tb_proc_next(&p, deadline, &tb_sweep_stop, &line);
+        char *line = env_line;   /* the early worker's environment record, as if it came now */
+        env_line = NULL;
+        int r = line ? 1 : tb_proc_next(&p, deadline, &tb_sweep_stop, &line);
         if (r == -2) {
             tb_proc_kill(&p);
             tb_worker_wait_context_gone(p.pid, sc->rep);
@@ -379,6 +385,7 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     int *san_bad = calloc(cat->n ? cat->n : 1, sizeof *san_bad);
     int64_t *mid = calloc(cat->n ? cat->n : 1, sizeof *mid);
     int env_seen = 0, rc = TB_OK;
+    if (san) tb_early_worker_drop();   /* no context of ours beside the sanitizer's */
     for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
         if (skip && skip[s]) continue;
         tb_problem_info pi;

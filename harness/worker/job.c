@@ -178,31 +178,60 @@ static void detect_profiler(worker *w)
         snprintf(w->profiler, sizeof w->profiler, "another CUPTI subscriber (a profiler)");
 }
 
-int tbw_cmd_measure(void)
+/* Open the device and report its environment (an {"type":"env"} record): TB_OK, or a
+ * fatal record sent and non-zero. Without need_env an environment that cannot be read is
+ * left unreported (the parent has its own). */
+static int open_and_report(int device, tb_environment *env, int need_env)
 {
     char msg[TB_MSG_LEN];
+    if (tbw_open_device(device, msg, sizeof msg) != TB_OK) {
+        tbw_out_simple("fatal", "error", msg);
+        return 2;
+    }
+    if (tbw_collect_env(device, env, msg, sizeof msg) != TB_OK) {
+        if (!need_env) return TB_OK;
+        tbw_out_simple("fatal", "error", msg);
+        return 2;
+    }
+    cJSON *o = tb_wire_env_to_json(env);
+    cJSON_AddStringToObject(o, "type", "env");
+    tbw_out_obj(o);
+    return TB_OK;
+}
+
+int tbw_cmd_measure(const char *early_device)
+{
+    char msg[TB_MSG_LEN];
+    worker w;
+    memset(&w, 0, sizeof w);
+    /* started early (measure --device D): the device is opened and reported before the job
+     * arrives, while the parent probes the variants (the parent's GPU check is this record) */
+    int early = -1;
+    tb_environment env;
+    if (early_device) {
+        if (tbw_resolve_device(early_device, &early, msg, sizeof msg) != TB_OK) {
+            tbw_out_simple("fatal", "error", msg);
+            return 2;
+        }
+        if (open_and_report(early, &env, 1)) return 2;
+    }
     tb_linebuf lb = { 0 };
     char *line = tbw_read_job(&lb);
     if (!line) { tb_linebuf_free(&lb); tbw_out_simple("fatal", "error", "no job on stdin"); return 2; }
-    worker w;
-    memset(&w, 0, sizeof w);
     job_variant *jvs = NULL;
     int njv = 0;
     int rc = parse_job(line, &w, &jvs, &njv, msg, sizeof msg);
     free(line);
     tb_linebuf_free(&lb);
     if (rc) { tbw_out_simple("fatal", "error", msg); return 2; }
-
-    if (tbw_open_device(w.device, msg, sizeof msg) != TB_OK) {
+    if (early >= 0 && w.device != early) {
+        snprintf(msg, sizeof msg, "the job is for GPU %d, this worker opened GPU %d", w.device, early);
         tbw_out_simple("fatal", "error", msg);
         return 2;
     }
+    if (early >= 0) w.env = env;
+    else if (open_and_report(w.device, &w.env, 0)) return 2;
     detect_profiler(&w);
-    if (tbw_collect_env(w.device, &w.env, msg, sizeof msg) == TB_OK) {
-        cJSON *o = tb_wire_env_to_json(&w.env);
-        cJSON_AddStringToObject(o, "type", "env");
-        tbw_out_obj(o);
-    }
     char nm[TB_MSG_LEN];
     if (tb_nvml_open(nm, sizeof nm) != TB_OK ||
         tb_nvml_device_by_pci(w.env.pci_bus_id, &w.nvml, nm, sizeof nm) != TB_OK)

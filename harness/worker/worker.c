@@ -108,7 +108,7 @@ int main(int argc, char **argv)
         fcntl(3, F_SETFD, FD_CLOEXEC);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure | counters | calibrate\n"
+        fprintf(stderr, "usage: tilebench-worker probe FILE... | env [--device N] | measure [--device N] | counters | calibrate\n"
                         "(started by tilebench; not meant to be run by hand)\n");
         return 2;
     }
@@ -123,7 +123,8 @@ int main(int argc, char **argv)
         }
         return cmd_env(dev);
     }
-    if (strcmp(argv[1], "measure") == 0) return tbw_cmd_measure();
+    if (strcmp(argv[1], "measure") == 0)
+        return tbw_cmd_measure(argc > 3 && strcmp(argv[2], "--device") == 0 ? argv[3] : NULL);
     if (strcmp(argv[1], "counters") == 0) return tb_worker_counters(tbw_out_fd);
     if (strcmp(argv[1], "calibrate") == 0) return tb_worker_calibrate(tbw_out_fd);
     if (strcmp(argv[1], "--version") == 0) { printf("tilebench-worker %s\n", TB_VERSION); return 0; }
