@@ -1,12 +1,12 @@
 /* after_timing.c - phase C of tilebench-worker's measure mode: the checks after timing (the
- * inputs, hidden work), the energy measurement, the trial after timing (see
+ * inputs, hidden work), the energy measurement (energy.c), the trial after timing (see
  * after_timing.h). */
 #define _GNU_SOURCE
 #include "worker/after_timing.h"
 #include "common/tb.h"
-#include "common/nvml.h"
 #include "common/stats.h"
 #include "worker/discipline.h"
+#include "worker/energy.h"
 #include "worker/step.h"
 #include "worker/trials.h"
 #include "worker/validate.h"
@@ -15,41 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The hidden-work rule (docs/method.md). */
 #define TB_HIDDEN_MIN_MS 0.015
 #define TB_HIDDEN_FRAC 0.25
-
-/* Energy of back-to-back launches (no flush) for about 1 s: NVML's total-energy counter is
- * coarse (a 0.25 s window gave 513-976 W averages under a 700 W cap on the H100), so the
- * window is long. Joules per launch and average power. */
-#define TB_ENERGY_WINDOW_MS 1000.0
-static void measure_energy(worker *w, vstate *vs)
-{
-    unsigned long long e0, e1;
-    vs->energy_j = vs->power_w = NAN;
-    if (!w->nvml || tb_nvml_energy_mj(w->nvml, &e0) != TB_OK) return;
-    double med = tb_stats_median(vs->ms, vs->n);
-    if (!(med > 0)) return;
-    int n = (int)ceil(TB_ENERGY_WINDOW_MS / med);
-    if (n > 100000) n = 100000;
-    if (n < 1) n = 1;
-    struct timespec a, b;
-    tbw_nvtx_push(w, vs, "energy");
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    int lrc = 0;
-    for (int i = 0; i < n && !lrc; i++) lrc = tbw_do_launch(&vs->lc, w->s);
-    cudaDeviceSynchronize();
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    tbw_nvtx_pop();
-    w->energy_s += (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-    if (lrc || tb_nvml_energy_mj(w->nvml, &e1) != TB_OK || e1 <= e0) return;
-    double secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-    vs->energy_j = (double)(e1 - e0) * 1e-3 / n;
-    vs->power_w = secs > 0 ? (double)(e1 - e0) * 1e-3 / secs : NAN;
-    vs->energy_launches = n;
-}
 
 /* Phase C for one timed variant: inputs, hidden work, energy, the trial after timing. */
 int tbw_check_after_timing(worker *w, vstate *vs)
@@ -99,7 +68,7 @@ int tbw_check_after_timing(worker *w, vstate *vs)
             return 1;
         }
     }
-    if (w->energy) measure_energy(w, vs);
+    if (w->energy) tbw_measure_energy(w, vs);
     /* the trial after timing: new inputs at the same pointers, D poisoned again */
     if (tb_validate_prepare(w->ref, &w->g, &w->vb, vs->seeds[2], w->dist, vs->use_naive, 0, w->s,
                             msg, sizeof msg)) {
