@@ -1,13 +1,19 @@
 /* ref_naive.cu - the independent reference: a plain shared-memory tiled GEMM with FP64
- * accumulation, general layouts, alpha/beta, batch. Written for obviousness, not speed; no
- * code shared with cuBLASLt or with any variant. */
+ * accumulation, general layouts, alpha/beta, batch. Written for obviousness first, no code
+ * shared with cuBLASLt or with any variant. Each block computes a 64x64 tile of D, each of
+ * its 16x16 threads a 4x4 grid of outputs (rows ty + 16r, columns tx + 16c), summing over k
+ * in order with one FMA per term, so each output is the same FP64 sum it was when a thread
+ * computed one output (16x16 tiles): the register blocking only cuts shared-memory traffic
+ * from two loads per FMA to half a load. It validates the cuBLASLt-family variants, three
+ * trials a measurement: at 16384^3 the one-output-per-thread kernel took seconds a trial,
+ * most of the default sweep's validation time (docs/perf.md, ninth session). */
 #include "ref.h"
 #include <cuda_bf16.h>
 #include <stdio.h>
 
 namespace {
 
-constexpr int T = 16;
+constexpr int BM = 64, BN = 64, BK = 16, TD = 16, R = BM / TD;   /* 16x16 threads, 4x4 each */
 
 __device__ __forceinline__ float ld_bf16(const __nv_bfloat16 *p, int col_layout, int64_t ld,
                                          int64_t i, int64_t j)
@@ -15,33 +21,51 @@ __device__ __forceinline__ float ld_bf16(const __nv_bfloat16 *p, int col_layout,
     return __bfloat162float(p[col_layout ? j * ld + i : i * ld + j]);
 }
 
-__global__ void naive_gemm(const __nv_bfloat16 *A, const __nv_bfloat16 *B,
-                           const __nv_bfloat16 *C, float *D, int64_t m, int64_t n, int64_t k,
-                           int a_col, int b_col, int c_col, int64_t lda, int64_t ldb,
-                           int64_t ldc, int64_t sa, int64_t sb, int64_t sc, double alpha,
-                           double beta)
+__global__ void __launch_bounds__(TD * TD)
+naive_gemm(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const __nv_bfloat16 *C, float *D,
+           int64_t m, int64_t n, int64_t k, int a_col, int b_col, int c_col, int64_t lda,
+           int64_t ldb, int64_t ldc, int64_t sa, int64_t sb, int64_t sc, double alpha,
+           double beta)
 {
-    __shared__ double As[T][T + 1], Bs[T][T + 1];
-    int64_t bz = blockIdx.z;
+    __shared__ double As[BK][BM], Bs[BK][BN];
+    const int64_t bz = blockIdx.z;
     A += bz * sa; B += bz * sb;
     if (C) C += bz * sc;
     D += bz * m * n;
-    int64_t i = (int64_t)blockIdx.y * T + threadIdx.y;
-    int64_t j = (int64_t)blockIdx.x * T + threadIdx.x;
-    double acc = 0.0;
-    for (int64_t k0 = 0; k0 < k; k0 += T) {
-        int64_t ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
-        As[threadIdx.y][threadIdx.x] = (i < m && ka < k) ? ld_bf16(A, a_col, lda, i, ka) : 0.0;
-        Bs[threadIdx.y][threadIdx.x] = (kb < k && j < n) ? ld_bf16(B, b_col, ldb, kb, j) : 0.0;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TD + tx;
+    const int64_t i0 = (int64_t)blockIdx.y * BM, j0 = (int64_t)blockIdx.x * BN;
+    double acc[R][R];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < R; c++) acc[r][c] = 0.0;
+    for (int64_t k0 = 0; k0 < k; k0 += BK) {
+        for (int e = tid; e < BM * BK; e += TD * TD) {   /* A's 64x16 tile, k fastest */
+            const int r = e / BK, kk = e % BK;
+            const int64_t gi = i0 + r, gk = k0 + kk;
+            As[kk][r] = (gi < m && gk < k) ? ld_bf16(A, a_col, lda, gi, gk) : 0.0;
+        }
+        for (int e = tid; e < BK * BN; e += TD * TD) {   /* B's 16x64 tile, n fastest */
+            const int kk = e / BN, c = e % BN;
+            const int64_t gk = k0 + kk, gj = j0 + c;
+            Bs[kk][c] = (gk < k && gj < n) ? ld_bf16(B, b_col, ldb, gk, gj) : 0.0;
+        }
         __syncthreads();
-        for (int t = 0; t < T; t++) acc += As[threadIdx.y][t] * Bs[t][threadIdx.x];
+        for (int kk = 0; kk < BK; kk++) {
+            double a[R], b[R];
+            for (int r = 0; r < R; r++) a[r] = As[kk][ty + TD * r];
+            for (int c = 0; c < R; c++) b[c] = Bs[kk][tx + TD * c];
+            for (int r = 0; r < R; r++)
+                for (int c = 0; c < R; c++) acc[r][c] = fma(a[r], b[c], acc[r][c]);
+        }
         __syncthreads();
     }
-    if (i < m && j < n) {
-        double v = alpha * acc;
-        if (beta != 0.0) v += beta * (double)ld_bf16(C, c_col, ldc, i, j);
-        D[i * n + j] = (float)v;
-    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < R; c++) {
+            const int64_t i = i0 + ty + TD * r, j = j0 + tx + TD * c;
+            if (i >= m || j >= n) continue;
+            double v = alpha * acc[r][c];
+            if (beta != 0.0) v += beta * (double)ld_bf16(C, c_col, ldc, i, j);
+            D[i * n + j] = (float)v;
+        }
 }
 
 } // namespace
@@ -53,8 +77,12 @@ extern "C" int tb_ref_gemm_naive(const tb_gemm *g, const void *a, const void *b,
         snprintf(msg, len, "naive reference: batch %lld over 65535", (long long)g->batch);
         return 1;
     }
-    dim3 block(T, T);
-    dim3 grid((unsigned)((g->n + T - 1) / T), (unsigned)((g->m + T - 1) / T), (unsigned)g->batch);
+    if ((g->m + BM - 1) / BM > 65535) {
+        snprintf(msg, len, "naive reference: m %lld over %d", (long long)g->m, 65535 * BM);
+        return 1;
+    }
+    dim3 block(TD, TD);
+    dim3 grid((unsigned)((g->n + BN - 1) / BN), (unsigned)((g->m + BM - 1) / BM), (unsigned)g->batch);
     naive_gemm<<<grid, block, 0, s>>>((const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b,
         g->beta != 0.0 ? (const __nv_bfloat16 *)c : nullptr, d_ref, g->m, g->n, g->k,
         g->a_layout == TB_LAYOUT_COL, g->b_layout == TB_LAYOUT_COL, g->c_layout == TB_LAYOUT_COL,

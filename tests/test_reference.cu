@@ -24,7 +24,8 @@ int main()
     if (tb_ref_open(&ref, msg, sizeof msg)) { printf("FAIL ref-0: %s\n", msg); return 1; }
     const char *lay[4] = { "tn", "nn", "nt", "tt" };
     struct { int64_t m, n, k, b; int pad; double alpha, beta; } shapes[] = {
-        { 37, 53, 71, 1, 0, 1.0, 0.0 }, { 64, 48, 136, 2, 8, 0.75, -0.5 }, { 1, 129, 40, 3, 3, 2.0, 1.0 } };
+        { 37, 53, 71, 1, 0, 1.0, 0.0 }, { 64, 48, 136, 2, 8, 0.75, -0.5 }, { 1, 129, 40, 3, 3, 2.0, 1.0 },
+        { 200, 131, 83, 2, 5, 1.0, 0.5 } };   /* several 64x64 tiles each way, a partial k tile */
     int id = 0;
     for (auto &sh : shapes)
         for (int L = 0; L < 4; L++) {
@@ -90,6 +91,35 @@ int main()
                 cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(r1); cudaFree(r2);
             }
         }
+    /* how long the naive reference takes at 8192^3 (it validates the cuBLASLt family three
+     * times a measurement): information for docs/perf.md, not a check */
+    {
+        tb_gemm g = {};
+        g.m = g.n = g.k = 8192; g.batch = 1;
+        g.a_type = g.b_type = g.c_type = g.d_type = TB_DTYPE_BF16; g.acc_type = TB_DTYPE_F32;
+        g.a_layout = TB_LAYOUT_ROW; g.b_layout = TB_LAYOUT_COL; g.c_layout = g.d_layout = TB_LAYOUT_ROW;
+        g.lda = g.ldb = g.ldc = g.ldd = 8192;
+        g.stride_a = g.stride_b = g.stride_c = g.stride_d = 8192ll * 8192;
+        g.alpha = 1.0;
+        void *a = NULL, *b = NULL; float *r = NULL;
+        if (cudaMalloc(&a, g.stride_a * 2) == cudaSuccess && cudaMalloc(&b, g.stride_b * 2) == cudaSuccess &&
+            cudaMalloc(&r, g.stride_d * 4) == cudaSuccess) {
+            tbdev_fill_bf16(a, g.stride_a, 5, TB_INIT_UNIFORM, 0);
+            tbdev_fill_bf16(b, g.stride_b, 6, TB_INIT_UNIFORM, 0);
+            cudaEvent_t e0, e1;
+            cudaEventCreate(&e0); cudaEventCreate(&e1);
+            tb_ref_gemm_naive(&g, a, b, NULL, r, 0, msg, sizeof msg);   /* untimed first */
+            cudaEventRecord(e0, 0);
+            tb_ref_gemm_naive(&g, a, b, NULL, r, 0, msg, sizeof msg);
+            cudaEventRecord(e1, 0);
+            float ms = 0;
+            if (cudaEventSynchronize(e1) == cudaSuccess) cudaEventElapsedTime(&ms, e0, e1);
+            printf("naive reference 8192^3: %.1f ms (%.2f TFLOP/s FP64)\n", ms, 2.0 * 8192 * 8192 * 8192 / (ms * 1e-3) / 1e12);
+            cudaEventDestroy(e0); cudaEventDestroy(e1);
+        }
+        cudaFree(a); cudaFree(b); cudaFree(r);
+        cudaGetLastError();
+    }
     tb_ref_close(ref);
     return tb_test_done();
 }
