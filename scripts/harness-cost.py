@@ -39,11 +39,13 @@ print(json.dumps({"ms": ms, "wall_s": time.perf_counter() - t0}))
 '''
 
 
-def tilebench_run(prefix, s, tmp, i):
-    db = os.path.join(tmp, "tb-%d-%d.db" % (s, i))
+def tilebench_run(prefix, s, tmp, i, energy=False):
+    db = os.path.join(tmp, "tb-%d-%d-%d.db" % (s, i, energy))
     cmd = [os.path.join(prefix, "bin", "tilebench"), "sweep", "--variants",
            os.path.join(prefix, "lib", "tilebench", "variants", "cublaslt.so"),
-           "--shapes", "%dx%dx%d" % (s, s, s), "--no-energy", "--no-progress", "--quiet", "--db", db]
+           "--shapes", "%dx%dx%d" % (s, s, s), "--no-progress", "--quiet", "--db", db]
+    if not energy:
+        cmd.append("--no-energy")
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -54,7 +56,7 @@ def tilebench_run(prefix, s, tmp, i):
     clocks = [r[0] for r in c.execute("SELECT clock_mhz FROM samples WHERE measurement_id = ? "
                                       "AND clock_mhz > 0", (mid,))]
     phases = c.execute("SELECT phases_json FROM runs").fetchone()[0]
-    return {"tool": "tilebench", "size": s, "wall_s": wall, "ms": med,
+    return {"tool": "tilebench" + (", energy on" if energy else ""), "size": s, "wall_s": wall, "ms": med,
             "clock_mhz": statistics.median(clocks) if clocks else None,
             "stop": stop or "",
             "phases": json.loads(phases) if phases else None}
@@ -88,11 +90,27 @@ def main():
             for i in range(a.runs):
                 rows.append(tilebench_run(a.prefix, s, tmp, i))
                 print(json.dumps(rows[-1]), flush=True)
+            for i in range(a.runs):
+                rows.append(tilebench_run(a.prefix, s, tmp, i, energy=True))
+                print(json.dumps(rows[-1]), flush=True)
             if a.peers:
                 for how in ("do_bench:100", "do_bench:1000", "torch.utils.benchmark"):
                     for i in range(a.runs):
                         rows.append(peer_run(s, how))
                         print(json.dumps(rows[-1]), flush=True)
+        # several variants in one sweep: wall per measurement without and with energy
+        multi = []
+        for energy in (False, True):
+            db = os.path.join(tmp, "multi-%d.db" % energy)
+            cmd = [os.path.join(a.prefix, "bin", "tilebench"), "sweep", "--shapes", "4096x4096x4096",
+                   "--filter", "cublaslt*", "--filter", "wgmma*", "--no-progress", "--quiet", "--db", db]
+            if not energy:
+                cmd.append("--no-energy")
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            n = sqlite3.connect(db).execute("SELECT count(*) FROM measurements").fetchone()[0] if p.returncode == 0 else 0
+            multi.append((energy, n, wall, p.returncode))
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "harness-cost.json"), "w") as f:
         json.dump(rows, f, indent=1)
@@ -118,6 +136,11 @@ def main():
                 t, s, len(g), min(w), max(w), spread(ms), min(ms), max(ms),
                 "%.0f–%.0f MHz" % (min(clk), max(clk)) if clk else "—",
                 "%.2f %%" % spread(cyc) if cyc else "—"))
+
+
+    for energy, n, wall, rc in multi:
+        print("\ntilebench, %d variants x 4096³ in one sweep%s: %.1f s, %.2f s a measurement (exit %d)"
+              % (n, ", energy on" if energy else "", wall, wall / n if n else float("nan"), rc))
 
 
 if __name__ == "__main__":
