@@ -164,6 +164,34 @@ grep -q "derived: arithmetic intensity 256.0 FLOP/byte .* 826.5 GB/s" <<<"$out" 
 import json,sys; d=[x for x in json.load(sys.stdin)['results'] if x['variant']['name']=='cublaslt'][0]['derived']
 assert d['roofline'] is None and 'no calibration for this GPU' in d['why_not'] and d['arithmetic_intensity']==256, d
 " && ok cli-6.21 || bad cli-6.21 "json export without a calibration"
+# a host-bound figure (issue 19): the blocking kernel timed out in kept samples, so the figure
+# is the host's pace: show prints it marked, with the host's time of a launch, and never ranks
+# it; export carries the mark (extra in JSON, columns in CSV)
+cp "$tmp/f.db" "$tmp/hb.db"
+/usr/bin/python3 -c "
+import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+x = '{\"host_launch_ms\":2.0412,\"host_bound\":true,\"block_timeouts\":4,\"graph_reps\":62,\"reps_wanted\":400,\"host_reps_cap\":62,\"input_sets\":62,\"input_refreshes\":9,\"refresh_ms\":0.2}'
+c.execute('UPDATE measurements SET extra_json = ? WHERE variant_id IN (SELECT id FROM variants WHERE name = \'fixture_fast\')', (x,))
+c.execute('UPDATE measurements SET extra_json = ? WHERE variant_id IN (SELECT id FROM variants WHERE name = \'cublaslt\')', ('{\"host_launch_ms\":0.0041}',))
+c.commit()" "$tmp/hb.db"
+out=$("$TB" show --db "$tmp/hb.db" 2>&1)
+grep -qE '^ +1 +cublaslt .* 0\.0041  ok/passed' <<<"$out" \
+    && grep -qE '^ +- +fixture_fast +266\.8 +0\.0080 .* 2\.0412  ok/passed cold HOST-BOUND: the blocking kernel timed out in 4 of 4 samples' <<<"$out" \
+    && ! grep -qE '^ +[=0-9]+ +fixture_fast' <<<"$out" && grep -qE ' host ms  status$' <<<"$out" \
+    && ok cli-6.22 || bad cli-6.22 "host-bound row ranked or unmarked: $out"
+out=$("$TB" show --db "$tmp/hb.db" --detail 2>&1)
+grep -q "host: launch() takes 2.0412 ms on the host (median of a call); 62 launches a sample (cut from 400 by the host's time" <<<"$out" \
+    && grep -q "inputs: 62 distinct sets a sample, new values before every sample: 9 refreshes" <<<"$out" \
+    && ok cli-6.23 || bad cli-6.23 "show --detail: no host line: $out"
+"$TB" export --db "$tmp/hb.db" --format csv | /usr/bin/python3 -c "
+import csv,sys; r={x['variant']:x for x in csv.DictReader(sys.stdin)}
+assert (r['fixture_fast']['host_bound'], r['fixture_fast']['host_launch_ms']) == ('true', '2.0412'), r['fixture_fast']
+assert (r['cublaslt']['host_bound'], r['cublaslt']['host_launch_ms']) == ('false', '0.0041'), r['cublaslt']
+assert (r['fixture_broken']['host_bound'], r['fixture_broken']['host_launch_ms']) == ('', ''), r['fixture_broken']
+" && "$TB" export --db "$tmp/hb.db" --format json | /usr/bin/python3 -c "
+import json,sys; r={x['variant']['name']:x for x in json.load(sys.stdin)['results']}
+assert r['fixture_fast']['extra']['host_bound'] is True and 'host_bound' not in r['cublaslt']['extra']
+" && ok cli-6.24 || bad cli-6.24 "export does not carry the host-bound mark"
 run cli-2.22 2 "invalid value 'banks;rm' for --metrics" "$TB" sweep --metrics 'banks;rm' --db "$tmp/sub/t.db"
 run cli-6.10 2 "unknown export format 'xml'" "$TB" export --db "$tmp/f.db" --format xml
 run cli-6.11 2 "needs --format" "$TB" export --db "$tmp/f.db"

@@ -2,10 +2,13 @@
 # gpu_timing.sh - the timing method (issue 6): ties and a planted 5% slowdown across repeated
 # sweeps, the stream and graph methods for short kernels, --l2 hot, the blocking kernel's timeout path,
 # a clock per sample, and (where ncu exists) profiler detection and the exact ncu line that
-# show --detail prints. TB_TIMING_ROUNDS sets the sweeps per comparison (default 10).
+# show --detail prints; a launch() slow on the host (issue 19: timing-9, timing-10).
+# TB_TIMING_ROUNDS sets the sweeps per comparison (default 10); TB_TIMING_ONLY=host runs only
+# timing-9 and timing-10 (about 10 s: to try them against another build's tilebench).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 rounds=${TB_TIMING_ROUNDS:-10}
+if [ "${TB_TIMING_ONLY:-}" != host ]; then
 mkdir -p "$tmp/twins" "$tmp/pair"
 cp "$TB_ZOO/zoo_twin.so" "$tmp/twins/twin_a.so"; cp "$TB_ZOO/zoo_twin.so" "$tmp/twins/twin_b.so"
 cp "$TB_ZOO/zoo_fast.so" "$TB_ZOO/zoo_slow5.so" "$tmp/pair/"
@@ -168,5 +171,89 @@ p = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT phases_json FROM run
 parts = sum(v for k, v in p.items() if k != "total_s")
 assert p["worker_start_s"] > 0 and p["validation_s"] > 0 and p["timing_s"] > 0 and p["energy_s"] > 0, p
 assert p["store_s"] > 0 and parts <= p["total_s"] * 1.01, p
+PYEOF
+fi   # TB_TIMING_ONLY
+# a launch() slow on the host (zoo_host_bound, issue 19 hole 1: TB_ZOO_HOST_MS of host work,
+# then zoo_fast's kernel). Queued behind the blocking kernel, a stream sample of 256 or more
+# such launches outlasts its 500 ms timeout and times the host's pace (every sample did, and
+# the median was ~100 x the GPU's). Now the stream method queues only as many as the host gets
+# through in a quarter of the timeout (125 ms / 3 ms = 41): no kept sample timed out, the
+# figure is zoo_fast's, and the host time of a launch is stored and shown. About 5 s.
+TB_ZOO_HOST_MS=3 "$TB" sweep --variants "$TB_ZOO" --filter zoo_host_bound --filter zoo_fast \
+    --shapes 128x128x128 --method stream --stop fixed:samples=12 --no-energy --no-progress \
+    --db "$tmp/hb.db" > "$tmp/hb.out" 2> "$tmp/hb.err"
+echo "host-bound sweep exited $?"; cat "$tmp/hb.out"; grep -v "^\[" "$tmp/hb.err" | tail -3
+"$TB" export --db "$tmp/hb.db" --format json > "$tmp/hb.json"
+$PY - "$tmp/hb.json" "$tmp/hb.out" <<'PYEOF' && ok timing-9 || bad timing-9 "see above"
+import json, re, sys
+res = {r["variant"]["name"]: r for r in json.load(open(sys.argv[1]))["results"]}
+fails = []
+for n in ("zoo_host_bound", "zoo_fast"):
+    r = res.get(n)
+    if not r: fails.append(f"{n}: no result"); continue
+    x = r["extra"] or {}
+    print(f"{n}: {r['status']}/{r['disposition']} {r['timing'].get('method')} median "
+          f"{r['timing'].get('median_ms')} ms, n {r['timing'].get('n_samples')}, reps {x.get('graph_reps')} "
+          f"(wanted {x.get('reps_wanted')}, host cap {x.get('host_reps_cap')}), host_launch_ms {x.get('host_launch_ms')}, "
+          f"block_timeouts {x.get('block_timeouts')}, retaken {x.get('retaken_samples', 0)}, host_bound {x.get('host_bound')}, "
+          f"input_sets {x.get('input_sets')}, refreshes {x.get('input_refreshes')} ({x.get('refresh_ms')} ms each)")
+    if (r["status"], r["disposition"], r["timing"].get("method")) != ("ok", "passed", "stream"):
+        fails.append(f"{n}: {r['status']}/{r['disposition']} method {r['timing'].get('method')} ({r['reason']})")
+    if x.get("block_timeouts") != 0 or x.get("host_bound"):
+        fails.append(f"{n}: {x.get('block_timeouts')} kept samples timed out (host_bound {x.get('host_bound')})")
+if not fails:
+    hb, fast = res["zoo_host_bound"], res["zoo_fast"]
+    xh, xf = hb["extra"], fast["extra"]
+    if not (xh.get("host_launch_ms", 0) >= 2.5): fails.append(f"host time of a launch {xh.get('host_launch_ms')} ms, planted 3")
+    if not (xf.get("host_launch_ms", 1) < 0.5): fails.append(f"zoo_fast's host time {xf.get('host_launch_ms')} ms")
+    if not (xh.get("graph_reps", 999) <= 41):
+        fails.append(f"launches per sample {xh.get('graph_reps')}, cap {xh.get('host_reps_cap')}: want <= 125 ms / 3 ms")
+    ratio = hb["timing"]["median_ms"] / fast["timing"]["median_ms"]
+    print(f"zoo_host_bound / zoo_fast median: {ratio:.3f} (the same kernel; before: ~100)")
+    if not (0.67 < ratio < 1.5): fails.append(f"median ratio {ratio:.3f}: not the GPU's time")
+    # the table shows the host time of a launch, and ranks the clean figure
+    row = [l for l in open(sys.argv[2]) if re.match(r"^\s+(=1|\d+)\s+zoo_host_bound\s", l)]
+    if not row: fails.append("zoo_host_bound not ranked in show's table")
+    elif not re.search(r"\s(2\.[5-9]\d*|[3-9]\.\d+)\s+ok/passed stream", row[0]): fails.append(f"no host ms in {row[0]!r}")
+for f in fails: print("FAIL timing-9:", f)
+sys.exit(1 if fails else 0)
+PYEOF
+
+# ... and a launch() slower on the host than the blocking kernel's whole timeout (20 ms
+# against 5 ms here): every sample times out, in the cold method too; after 5 retakes the
+# samples are kept, counted, and the measurement is marked host-bound: show prints the mark and
+# no rank, export carries it, and zoo_fast beside it is ranked first. About 2 s.
+TILEBENCH_BLOCK_TIMEOUT_MS=5 TB_ZOO_HOST_MS=20 "$TB" sweep --variants "$TB_ZOO" --filter zoo_host_bound \
+    --filter zoo_fast --shapes 128x128x128 --method cold --stop fixed:samples=6 --no-energy \
+    --no-progress --db "$tmp/hb2.db" > "$tmp/hb2.out" 2> "$tmp/hb2.err"
+echo "host-bound (timeouts) sweep exited $?"; cat "$tmp/hb2.out"; grep -v "^\[" "$tmp/hb2.err" | tail -3
+"$TB" export --db "$tmp/hb2.db" --format json > "$tmp/hb2.json"
+"$TB" export --db "$tmp/hb2.db" --format csv > "$tmp/hb2.csv"
+$PY - "$tmp/hb2.json" "$tmp/hb2.out" "$tmp/hb2.csv" <<'PYEOF' && ok timing-10 || bad timing-10 "see above"
+import csv, json, re, sys
+res = {r["variant"]["name"]: r for r in json.load(open(sys.argv[1]))["results"]}
+out = open(sys.argv[2]).read()
+cs = {r["variant"]: r for r in csv.DictReader(open(sys.argv[3]))}
+fails = []
+hb, fast = res.get("zoo_host_bound"), res.get("zoo_fast")
+for n, r in (("zoo_host_bound", hb), ("zoo_fast", fast)):
+    if not r: fails.append(f"{n}: no result"); continue
+    x = r["extra"] or {}
+    print(f"{n}: {r['status']}/{r['disposition']} median {r['timing'].get('median_ms')} ms, n {r['timing'].get('n_samples')}, "
+          f"block_timeouts {x.get('block_timeouts')}, retaken {x.get('retaken_samples', 0)}, host_bound {x.get('host_bound')}, "
+          f"host_launch_ms {x.get('host_launch_ms')}; csv host_bound {cs.get(n, {}).get('host_bound')!r}")
+if hb and fast:
+    x = hb["extra"] or {}
+    if (hb["status"], hb["disposition"]) != ("ok", "passed"): fails.append(f"zoo_host_bound {hb['status']}/{hb['disposition']}: {hb['reason']}")
+    if x.get("host_bound") is not True: fails.append("zoo_host_bound not marked host-bound")
+    if x.get("block_timeouts") != hb["timing"]["n_samples"] or x.get("retaken_samples") != 5:
+        fails.append(f"timeouts {x.get('block_timeouts')} of {hb['timing']['n_samples']} kept, {x.get('retaken_samples')} retaken: want all, 5")
+    if not (x.get("host_launch_ms", 0) >= 15): fails.append(f"host time {x.get('host_launch_ms')} ms, planted 20")
+    if cs.get("zoo_host_bound", {}).get("host_bound") != "true": fails.append("csv does not carry host_bound")
+    if (fast["extra"] or {}).get("host_bound"): fails.append("zoo_fast marked host-bound")
+    if not re.search(r"^\s+-\s+zoo_host_bound\s.*HOST-BOUND", out, re.M): fails.append("show: zoo_host_bound ranked or unmarked")
+    if not re.search(r"^\s+1\s+zoo_fast\s", out, re.M): fails.append("show: zoo_fast not ranked first")
+for f in fails: print("FAIL timing-10:", f)
+sys.exit(1 if fails else 0)
 PYEOF
 finish

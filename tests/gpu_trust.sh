@@ -1,7 +1,8 @@
 #!/bin/bash
 # gpu_trust.sh - the cheating and subtly wrong members of the zoo, in one sweep with good
 # variants (beta != 0, K not a multiple of 32): each must be caught by its named rule
-# (tests/zoo/README.md), while cublaslt and the SIMT variants are measured, pass and rank.
+# (tests/zoo/README.md), while cublaslt and the SIMT variants are measured, pass and rank; a
+# cache keyed by the inputs' content is timed at its real cost (trust-6).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 db="$tmp/trust.db"
@@ -89,6 +90,49 @@ for r in d["results"]:
     elif n.startswith("simt_tiled"):
         if san != "memcheck: 0 errors" or r["disposition"] != "passed": fails.append(f"{n}: {san!r} {r['disposition']}")
 for f in fails: print("FAIL trust-4.2:", f)
+sys.exit(1 if fails else 0)
+PYEOF
+# a cache of answers keyed by a hash of the inputs' content (zoo_content_cache, issue 19 hole
+# 2): every trial's inputs are new to it, so it computes them and passes; timed, it would
+# replay a stored answer wherever the inputs repeat (in cold every sample reused trial 2's
+# inputs, in stream and graph a fixed rotation of sets: ~10 x faster than zoo_fast at 512^3).
+# With new inputs before every sample and no set used twice in one, it misses every time and
+# is timed at its real cost: the same GEMM as zoo_fast plus a hash and a copy of D. In every
+# method. About 10 s.
+for m in cold stream graph; do
+    TB_ZOO_CC_LOG="$tmp/cc.log" "$TB" sweep --variants "$TB_ZOO" --filter zoo_content_cache --filter zoo_fast \
+        --shapes 512x512x512 --method $m --stop fixed:samples=10 --no-energy --no-progress --quiet \
+        --db "$tmp/cc-$m.db" 2> "$tmp/cc-$m.err" || { echo "sweep --method $m exited $?"; tail -3 "$tmp/cc-$m.err"; }
+    "$TB" export --db "$tmp/cc-$m.db" --format json > "$tmp/cc-$m.json"
+done
+cat "$tmp/cc.log" 2>/dev/null
+$PY - "$tmp"/cc-cold.json "$tmp"/cc-stream.json "$tmp"/cc-graph.json <<'PYEOF' && ok trust-6 || bad trust-6 "see above"
+import json, sys
+fails = []
+for path, method in zip(sys.argv[1:], ("cold", "stream", "graph")):
+    res = {r["variant"]["name"]: r for r in json.load(open(path))["results"]}
+    cc, fast = res.get("zoo_content_cache"), res.get("zoo_fast")
+    if not cc or not fast: fails.append(f"{method}: results for {sorted(res)}"); continue
+    for r in (cc, fast):
+        x = r["extra"] or {}
+        t = r["timing"]
+        print(f"{method} {r['variant']['name']}: {r['status']}/{r['disposition']} {t.get('method')} median "
+              f"{t.get('median_ms')} ms, n {t.get('n_samples')}, reps {x.get('graph_reps')}, sets {x.get('graph_sets')}, "
+              f"input_sets {x.get('input_sets')}, refreshes {x.get('input_refreshes')} ({x.get('refresh_ms')} ms each), "
+              f"describe {r.get('describe')!r}")
+        if (r["status"], r["disposition"], t.get("method")) != ("ok", "passed", method):
+            fails.append(f"{method} {r['variant']['name']}: {r['status']}/{r['disposition']} {t.get('method')} ({r['reason']})")
+            continue
+        # what was done, for a reviewer: a refresh before every kept sample; a set per launch
+        if not (x.get("input_refreshes", 0) >= t["n_samples"]): fails.append(f"{method}: {x.get('input_refreshes')} refreshes for {t['n_samples']} samples")
+        want = 1 if method == "cold" else x.get("graph_reps")
+        if x.get("input_sets") != want or (method != "cold" and x.get("graph_sets") != want):
+            fails.append(f"{method} {r['variant']['name']}: input_sets {x.get('input_sets')}, graph_sets {x.get('graph_sets')}, want {want}")
+    if fails: continue
+    ratio = cc["timing"]["median_ms"] / fast["timing"]["median_ms"]
+    print(f"{method}: zoo_content_cache / zoo_fast median {ratio:.3f} (replaying answers: ~0.1)")
+    if ratio < 0.8: fails.append(f"{method}: the cache was timed {1 / ratio:.1f} x faster than its GEMM")
+for f in fails: print("FAIL trust-6:", f)
 sys.exit(1 if fails else 0)
 PYEOF
 finish

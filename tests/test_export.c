@@ -178,6 +178,7 @@ static void build(tb_store *s)
     ok.median_ms = 0.5, ok.mean_ms = 0.504, ok.stdev_ms = 0.0114, ok.min_ms = 0.49;
     ok.max_ms = 0.52, ok.rse = 0.01, ok.tflops = 0.5368709120000001, ok.clock_mhz = 1976.25;
     ok.samples_ms = g_ms, ok.samples_clock_mhz = g_clk;
+    snprintf(ok.extra_json, sizeof ok.extra_json, "{\"host_launch_ms\":2.034,\"host_bound\":true}");
     put(s, &ok);
 
     tb_measurement untimed = blank(g_run, va, p2);   /* ran, validated, not timed */
@@ -315,6 +316,9 @@ int main(void)
         cJSON *clk = item(r, "timing.samples_clock_mhz");
         TB_CHECK(cJSON_GetArraySize(clk) == 5 && cJSON_IsNull(cJSON_GetArrayItem(clk, 2)));
         TB_CHECK(item(r, "timing.median_ms") && item(r, "timing.median_ms")->valuedouble == 0.5);
+        /* the host-bound mark travels in extra, as the worker stored it */
+        TB_CHECK(cJSON_IsTrue(item(r, "extra.host_bound")));
+        TB_CHECK(cJSON_IsNumber(item(r, "extra.host_launch_ms")));
         cJSON_Delete(j);
         free(text);
     }
@@ -354,7 +358,7 @@ int main(void)
         "run_id", "variant", "family", "m", "n", "k", "batch", "dtypes", "layouts", "status",
         "disposition", "reason", "rule", "median_ms", "mean_ms", "stdev_ms", "min_ms",
         "max_ms", "rse", "n_samples", "tflops", "clock_mhz", "max_abs_err", "rel_fro_err",
-        "method", "stop_reason", "sha256"};
+        "method", "stop_reason", "sha256", "host_launch_ms", "host_bound"};
     const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
 
     TB_CASE("export-3.1", "csv: fixed header, then params in first-seen order") {
@@ -418,6 +422,17 @@ int main(void)
         TB_CHECK_STR_CONTAINS(text, ",\"launch failed: \"\"illegal address\"\", at block 3\",");
         TB_CHECK(csv_read(text) == 4);
         TB_CHECK(strcmp(cell(2, "reason"), g_reason) == 0);
+        free(text);
+    }
+
+    TB_CASE("export-3.7", "csv: the host's time of a launch and the host-bound mark, from extra") {
+        TB_CHECK(export_to(s, g_run, "csv", &text, msg, sizeof msg) == TB_OK);
+        TB_CHECK(csv_read(text) == 4);
+        TB_CHECK(strcmp(cell(1, "host_launch_ms"), "2.034") == 0);
+        TB_CHECK(strcmp(cell(1, "host_bound"), "true") == 0);
+        /* not timed, or stored before they were recorded: empty, never false or 0 */
+        TB_CHECK(strcmp(cell(2, "host_launch_ms"), "") == 0 && strcmp(cell(2, "host_bound"), "") == 0);
+        TB_CHECK(strcmp(cell(3, "host_launch_ms"), "") == 0 && strcmp(cell(3, "host_bound"), "") == 0);
         free(text);
     }
 

@@ -344,7 +344,7 @@ static const char *const csv_fixed[] = {
     "run_id", "variant", "family", "m", "n", "k", "batch", "dtypes", "layouts", "status",
     "disposition", "reason", "rule", "median_ms", "mean_ms", "stdev_ms", "min_ms", "max_ms",
     "rse", "n_samples", "tflops", "clock_mhz", "max_abs_err", "rel_fro_err", "method",
-    "stop_reason", "sha256",
+    "stop_reason", "sha256", "host_launch_ms", "host_bound",
 };
 #define N_FIXED (sizeof csv_fixed / sizeof csv_fixed[0])
 
@@ -457,6 +457,15 @@ static void csv_row(FILE *out, const tb_result_row *r, const cJSON *params,
     csv_cell(out, m->method, 0);
     csv_cell(out, m->stop_reason, 0);
     csv_cell(out, r->v.sha256, 0);
+    /* from the extra JSON: the host's time of one launch() call, and whether the figure is the
+     * host's pace (never ranked by show); empty for a row stored before they were recorded */
+    cJSON *x = m->extra_json[0] ? cJSON_Parse(m->extra_json) : NULL;
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(x, "host_launch_ms");
+    fmt_real(b, sizeof b, timed && cJSON_IsNumber(host) ? host->valuedouble : NAN);
+    csv_cell(out, b, 0);
+    csv_cell(out, !timed || !cJSON_IsNumber(host) ? ""
+             : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "host_bound")) ? "true" : "false", 0);
+    cJSON_Delete(x);
     for (size_t i = 0; i < nkeys; i++)
         csv_param(out, cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, keys[i])
                                               : NULL);

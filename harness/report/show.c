@@ -10,20 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tb_show_ranked(const tb_result_row *r)
-{
-    return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
-}
-
-int tb_show_cmp_rank(const void *a, const void *b)
-{
-    const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
-    int rx = tb_show_ranked(x), ry = tb_show_ranked(y);
-    if (rx != ry) return ry - rx;
-    if (rx) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
-    return strcmp(x->v.name, y->v.name);
-}
-
 static double extra_num(const char *extra, const char *key, double dflt)
 {
     cJSON *x = cJSON_Parse(extra && extra[0] ? extra : "{}");
@@ -31,6 +17,37 @@ static double extra_num(const char *extra, const char *key, double dflt)
     double r = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? 1 : 0) : dflt;
     cJSON_Delete(x);
     return r;
+}
+
+int tb_show_host_bound(const tb_result_row *r)
+{
+    return extra_num(r->m.extra_json, "host_bound", 0) != 0;
+}
+
+/* ran, passed and has a figure (ranked or not) */
+static int timed(const tb_result_row *r)
+{
+    return r->m.status == TB_STATUS_OK && r->m.disposition == TB_DISP_PASSED && r->m.median_ms > 0;
+}
+
+int tb_show_ranked(const tb_result_row *r)
+{
+    return timed(r) && !tb_show_host_bound(r);
+}
+
+/* ranked first (by median), then the host-bound figures, then the rest; by name within */
+static int rank_class(const tb_result_row *r)
+{
+    return tb_show_ranked(r) ? 0 : timed(r) ? 1 : 2;
+}
+
+int tb_show_cmp_rank(const void *a, const void *b)
+{
+    const tb_result_row *x = *(const tb_result_row *const *)a, *y = *(const tb_result_row *const *)b;
+    int cx = rank_class(x), cy = rank_class(y);
+    if (cx != cy) return cx - cy;
+    if (cx == 0) return (x->m.median_ms > y->m.median_ms) - (x->m.median_ms < y->m.median_ms);
+    return strcmp(x->v.name, y->v.name);
 }
 
 static const char *opt_str(const cJSON *o, const char *k, const char *d)
@@ -69,6 +86,34 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
     fprintf(out, "        profile:    ncu --nvtx --nvtx-include '%s' --clock-control none "
             "--cache-control all --metrics gpu__time_duration.sum tilebench sweep %s --method cold "
             "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);
+}
+
+/* --detail: the host's side of the figure and what the inputs were (docs/method.md, "Host
+ * time of a launch", "Fresh inputs for every timed launch"); nothing for a row stored before
+ * these were recorded. */
+static void host_detail(FILE *out, const tb_result_row *r)
+{
+    const char *x = r->m.extra_json;
+    double host = extra_num(x, "host_launch_ms", NAN), reps = extra_num(x, "graph_reps", 0),
+           wanted = extra_num(x, "reps_wanted", 0), cap = extra_num(x, "host_reps_cap", 0),
+           sets = extra_num(x, "input_sets", 0), refreshes = extra_num(x, "input_refreshes", 0),
+           each = extra_num(x, "refresh_ms", NAN);
+    if (isfinite(host)) {
+        fprintf(out, "        host: launch() takes %.4f ms on the host (median of a call)", host);
+        if (reps > 0) fprintf(out, "; %.0f launches a sample", reps);
+        if (wanted > reps && cap > 0 && cap <= reps)
+            fprintf(out, " (cut from %.0f by the host's time: queueing a sample's launches takes at "
+                    "most a quarter of the blocking kernel's timeout)", wanted);
+        else if (wanted > reps)
+            fprintf(out, " (%.0f wanted: no more input sets fit in memory)", wanted);
+        fprintf(out, "; blocking-kernel timeouts: %.0f in the kept samples, %.0f samples retaken%s\n",
+                extra_num(x, "block_timeouts", 0), extra_num(x, "retaken_samples", 0),
+                tb_show_host_bound(r) ? " (HOST-BOUND: not ranked)" : "");
+    }
+    if (sets > 0)
+        fprintf(out, "        inputs: %.0f distinct set%s a sample, new values before every "
+                "sample: %.0f refreshes (%.3f ms each, on the host)\n", sets, sets == 1 ? "" : "s",
+                refreshes, each);
 }
 
 static int has_metric(const tb_metric *m, size_t nm, const char *name)
@@ -147,10 +192,13 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                 env.cublas_version);
     double fpc = have_env ? tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor) : 0;
     fprintf(out, "method: per variant 'cold' (L2 flushed by reading, one launch), 'stream' or 'graph' "
-                 "(launches rotating over inputs > 2 x L2, queued on the stream or in a CUDA graph), "
-                 "CUDA events behind a blocking kernel, variants interleaved; "
-                 "median. 'vs best' is median / best median with a 95%% bootstrap interval: "
-                 "'tied' when it contains 1. %% of peak at each measurement's median SM clock. "
+                 "(launches each on inputs of their own, queued on the stream or in a CUDA graph), "
+                 "CUDA events behind a blocking kernel, new inputs before every sample, variants "
+                 "interleaved; median. 'vs best' is median / best median with a 95%% bootstrap "
+                 "interval: 'tied' when it contains 1. %% of peak at each measurement's median SM "
+                 "clock. 'host ms': the host's time of one launch() call (median); HOST-BOUND: "
+                 "the blocking kernel timed out while launches were still being queued, even after "
+                 "retakes, so the figure is the host's pace: shown, never ranked. "
                  "Intervals and rse cover this run's samples only: a separate run on the same card "
                  "can differ by more (the SM clock moves between runs; docs/method.md), so compare "
                  "runs with 'tilebench compare --control', never by their raw figures.\n");
@@ -206,13 +254,21 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         int nw = 44;
         for (size_t k = i; k < j; k++)
             if ((int)strlen(rows[k].v.name) > nw) nw = (int)strlen(rows[k].v.name);
-        fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", "rank", nw, "variant", "TFLOP/s",
-                "median ms", "rse", "vs best [95% CI]", "%cublaslt", "%peak@clock", "status");
+        fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s %9s  %s\n", "rank", nw, "variant",
+                "TFLOP/s", "median ms", "rse", "vs best [95% CI]", "%cublaslt", "%peak@clock",
+                "host ms", "status");
         int rank = 0;
         for (size_t k = 0; k < j - i; k++) {
             const tb_result_row *r = order[k];
             char rk[8] = "-", tf[16] = "-", md[16] = "-", rse[16] = "-", pc[16] = "-", pk[32] = "-",
-                 vb[40] = "-";
+                 vb[40] = "-", hm[16] = "-";
+            double host = extra_num(r->m.extra_json, "host_launch_ms", NAN);
+            if (isfinite(host)) snprintf(hm, sizeof hm, "%.4f", host);
+            if (timed(r) && !tb_show_ranked(r)) {   /* host-bound: the figure, never a rank */
+                snprintf(tf, sizeof tf, "%.1f", r->m.tflops);
+                snprintf(md, sizeof md, "%.4f", r->m.median_ms);
+                snprintf(rse, sizeof rse, "%.1f%%", r->m.rse * 100);
+            }
             if (tb_show_ranked(r)) {
                 ++rank;
                 if (have_ci && tied[k] && k > 0) snprintf(rk, sizeof rk, "=1");
@@ -239,14 +295,20 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
             else {
                 double conf = extra_num(r->m.extra_json, "confirmed_best", -1);
                 double low = extra_num(r->m.extra_json, "low_clock_samples", 0);
-                snprintf(st, sizeof st, "ok/%s %s%s%s", tb_disposition_name(r->m.disposition),
-                         r->m.method, k == 0 && conf == 1 ? " confirmed" : k == 0 && conf == 0 ?
+                char hb[96] = "";
+                if (tb_show_host_bound(r))
+                    snprintf(hb, sizeof hb, " HOST-BOUND: the blocking kernel timed out in %.0f of "
+                             "%lld samples", extra_num(r->m.extra_json, "block_timeouts", 0),
+                             (long long)r->m.n_samples);
+                snprintf(st, sizeof st, "ok/%s %s%s%s%s", tb_disposition_name(r->m.disposition),
+                         r->m.method, k == 0 && conf == 1 && tb_show_ranked(r) ? " confirmed" :
+                         k == 0 && conf == 0 && tb_show_ranked(r) ?
                          " NOT confirmed by the second pass" : "",
-                         low > 0 ? " low-clock samples" : "");
+                         low > 0 ? " low-clock samples" : "", hb);
             }
             if (!verbose && strlen(st) > 90) strcpy(st + 87, "...");
-            fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s  %s\n", rk, nw, r->v.name, tf, md, rse,
-                    vb, pc, pk, st);
+            fprintf(out, "  %4s  %-*s %9s %10s %6s %22s %9s %16s %9s  %s\n", rk, nw, r->v.name, tf, md,
+                    rse, vb, pc, pk, hm, st);
             if (metrics) {
                 tb_metric *mt = NULL;
                 size_t nm = 0;
@@ -264,6 +326,7 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
             }
             if (verbose) {
                 if (r->m.describe[0]) fprintf(out, "        setup chose: %s\n", r->m.describe);
+                if (timed(r)) host_detail(out, r);
                 if (r->m.extra_json[0] && strcmp(r->m.extra_json, "{}"))
                     fprintf(out, "        extra: %s\n", r->m.extra_json);
                 fprintf(out, "        file: %s  sha256 %s\n", r->v.file, r->v.sha256);

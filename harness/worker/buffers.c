@@ -1,6 +1,6 @@
 /* buffers.c - the device buffers of tilebench-worker's measure mode: the problem's A, B, C
- * and D with D's guard bands, the references, and the input sets the graph and stream
- * methods rotate over (see buffers.h). */
+ * and D with D's guard bands, the references, the input sets the graph and stream methods
+ * rotate over, and the refresh of the inputs before every sample (see buffers.h). */
 #define _GNU_SOURCE
 #include "worker/buffers.h"
 #include "common/tb.h"
@@ -17,39 +17,107 @@ static size_t extent(tb_layout lay, int64_t rows, int64_t cols, int64_t ld, int6
     return (size_t)((batch - 1) * stride + one);
 }
 
-/* The graph method's input sets: enough copies of A, B, C, D that their total passes 2 x L2
- * (one with --l2 hot), each filled with its own random inputs. */
-int tbw_ensure_sets(worker *w, char *msg, size_t len)
+/* A set's A, B, C and D start on 256-byte boundaries inside a slab, as cudaMalloc's would. */
+#define SET_ALIGN 128   /* bf16 elements */
+static size_t aligned(size_t n)
 {
-    if (w->sets) return TB_OK;
+    return (n + SET_ALIGN - 1) / SET_ALIGN * SET_ALIGN;
+}
+
+/* Set 0 is the main buffers (what the trials validated on; the only set with --l2 hot). The
+ * others come in slabs: slab k holds sets slab_first[k] .. + slab_count[k] - 1, first all
+ * their inputs back to back (set_in_elems each: A, B, C), then all their D. A refresh of the
+ * first n sets is then one fill per slab, whatever n. */
+int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
+{
     tb_val_bufs *b = &w->vb;
-    size_t bytes = (b->na + b->nb + b->nc + b->nd) * 2;
-    int n = w->l2_hot ? 1 : (int)((2.0 * (double)w->env.l2_bytes) / (double)bytes) + 2;
-    if (n > 256) n = 256;
-    if (n < 1) n = 1;
-    w->sets = calloc((size_t)n, sizeof *w->sets);
-    for (int i = 0; i < n; i++) {
-        tb_buffers *io = &w->sets[i];
+    if (want > TB_SETS_MAX) want = TB_SETS_MAX;
+    if (!w->sets) {
+        w->sets = calloc(TB_SETS_MAX, sizeof *w->sets);
+        if (!w->sets) return tb_fail(msg, len, TB_ENOMEM, "out of host memory for the input sets");
+        tb_buffers *io = &w->sets[0];
         io->struct_size = sizeof *io;
-        if (i == 0) {   /* the main buffers are set 0 */
-            io->in[0] = b->a; io->in[1] = b->b; io->in[2] = w->g.beta != 0.0 ? b->c : NULL;
-            io->out[0] = b->d;
-            continue;
-        }
-        void *a, *bb, *c = NULL, *d;
-        if (cudaMalloc(&a, b->na * 2 + 8) || cudaMalloc(&bb, b->nb * 2 + 8) ||
-            (b->nc && cudaMalloc(&c, b->nc * 2 + 8)) || cudaMalloc(&d, b->nd * 2 + 8)) {
-            cudaGetLastError();
-            return tb_fail(msg, len, TB_ECUDA, "cannot allocate graph input set %d of %d", i, n);
-        }
-        tbdev_fill_bf16(a, b->na, w->seed * 31 + (uint64_t)i * 4 + 1, w->dist, w->s);
-        tbdev_fill_bf16(bb, b->nb, w->seed * 31 + (uint64_t)i * 4 + 2, w->dist, w->s);
-        if (c) tbdev_fill_bf16(c, b->nc, w->seed * 31 + (uint64_t)i * 4 + 3, w->dist, w->s);
-        io->in[0] = a; io->in[1] = bb; io->in[2] = w->g.beta != 0.0 ? c : NULL; io->out[0] = d;
+        io->in[0] = b->a; io->in[1] = b->b; io->in[2] = w->g.beta != 0.0 ? b->c : NULL;
+        io->out[0] = b->d;
+        w->nsets = 1;
+        w->set_in_elems = aligned(b->na) + aligned(b->nb) + (b->nc ? aligned(b->nc) : 0);
     }
-    w->nsets = n;
-    return cudaStreamSynchronize(w->s) == cudaSuccess ? TB_OK
-        : tb_fail(msg, len, TB_ECUDA, "cannot fill the graph input sets");
+    if (w->nsets >= want || w->nslabs == TB_SETS_SLABS) return TB_OK;
+    size_t in = w->set_in_elems, out = aligned(b->nd), per = (in + out) * 2;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        free_b = 0;
+    }
+    size_t room = TB_SETS_MAX_BYTES > w->sets_bytes ? TB_SETS_MAX_BYTES - w->sets_bytes : 0;
+    if (room > free_b / 2) room = free_b / 2;
+    size_t n = (size_t)(want - w->nsets);
+    if (n > room / per) n = room / per;
+    void *slab = NULL;
+    while (n > 0 && cudaMalloc(&slab, n * per) != cudaSuccess) {   /* fragmented: ask less */
+        cudaGetLastError();
+        slab = NULL;
+        n /= 2;
+    }
+    if (!n) return TB_OK;   /* no room for more: samples get fewer launches */
+    int first = w->nsets, k = w->nslabs;
+    uint16_t *base = slab;
+    for (size_t j = 0; j < n; j++) {
+        tb_buffers *io = &w->sets[first + (int)j];
+        uint16_t *a = base + j * in, *bb = a + aligned(b->na), *c = bb + aligned(b->nb);
+        io->struct_size = sizeof *io;
+        io->in[0] = a; io->in[1] = bb; io->in[2] = w->g.beta != 0.0 ? c : NULL;
+        io->out[0] = base + n * in + j * out;
+    }
+    /* values from the run's seed until the first refresh (warm-up, a graph's capture) */
+    int e = tbdev_fill_bf16(slab, n * in, w->seed * 31 + 0x5E75ull + (uint64_t)k, w->dist, w->s);
+    if (e == 0) e = (int)cudaStreamSynchronize(w->s);
+    if (e != 0) {
+        cudaFree(slab);
+        return tb_fail(msg, len, TB_ECUDA, "cannot fill %zu input sets: %s", n,
+                       cudaGetErrorString((cudaError_t)e));
+    }
+    w->slab[k] = slab;
+    w->slab_first[k] = first;
+    w->slab_count[k] = (int)n;
+    w->nslabs = k + 1;
+    w->nsets = first + (int)n;
+    w->sets_bytes += n * per;
+    return TB_OK;
+}
+
+int tbw_refresh_inputs(worker *w, int nsets, uint64_t seed, char *msg, size_t len)
+{
+    tb_val_bufs *b = &w->vb;
+    /* the main buffers: the cold method's inputs, and set 0 */
+    int e = tbdev_fill_bf16(b->a, b->na, seed * 4 + 1, w->dist, w->s);
+    if (e == 0) e = tbdev_fill_bf16(b->b, b->nb, seed * 4 + 2, w->dist, w->s);
+    if (e == 0 && b->c && b->nc) e = tbdev_fill_bf16(b->c, b->nc, seed * 4 + 3, w->dist, w->s);
+    for (int k = 0; e == 0 && k < w->nslabs && w->slab_first[k] < nsets; k++) {
+        int m = nsets - w->slab_first[k];
+        if (m > w->slab_count[k]) m = w->slab_count[k];
+        /* one fill over the slab's inputs: element i of it is f(seed of the slab, i), so no two
+         * sets (nor A and B of one) share their values */
+        e = tbdev_fill_bf16(w->slab[k], (size_t)m * w->set_in_elems,
+                            seed ^ (0x632BE59BD9B4E019ull * (uint64_t)(k + 1)), w->dist, w->s);
+    }
+    return e == 0 ? TB_OK : tb_fail(msg, len, TB_ECUDA, "cannot refresh the inputs: %s",
+                                    cudaGetErrorString((cudaError_t)e));
+}
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* splitmix64 of (hidden seed, n): a different 64-bit seed for every refresh, equal to a given
+ * trial's seed with probability 2^-64. */
+uint64_t tbw_input_seed(uint64_t hidden_seed, uint64_t n)
+{
+    return mix64(hidden_seed ^ 0xF7E5A5C3B1D9E0A7ull ^ mix64(n));
 }
 
 int tbw_alloc_bufs(worker *w, char *msg, size_t len)

@@ -1,17 +1,33 @@
 /* buffers.h - the device buffers of a measurement: A, B, C and D (D between guard bands),
  * the references D_ref, the comparison's and the timing methods' own (tbw_alloc_bufs, at
- * set-up), and the graph and stream methods' input sets, copies of A, B, C and D whose
- * total passes 2 x L2 (tbw_ensure_sets, on first use). */
+ * set-up), the graph and stream methods' input sets, copies of A, B, C and D, one per launch
+ * of a sample (tbw_ensure_sets, on first use, grown when a variant needs more), and new values
+ * for the inputs a sample is about to read (tbw_refresh_inputs: no two timed launches of a
+ * variant see the same inputs; docs/method.md, "Fresh inputs for every timed launch"). */
 #ifndef TB_WORKER_BUFFERS_H
 #define TB_WORKER_BUFFERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "worker/state.h"
 
 /* Size and allocate w->vb for w->g (zeroed), then the timing methods' (tb_measure_dev_init).
  * TB_OK, or an error in msg. */
 int tbw_alloc_bufs(worker *w, char *msg, size_t len);
-/* w->sets and w->nsets, once. TB_OK, or TB_ECUDA. */
-int tbw_ensure_sets(worker *w, char *msg, size_t len);
+/* At least `want` input sets in w->sets[0 .. w->nsets), if memory allows: sets are added (in
+ * a new allocation, filled with values from the run's seed) and never move, so a captured
+ * graph keeps its pointers. Fewer than `want` when TB_SETS_MAX, TB_SETS_SLABS,
+ * TB_SETS_MAX_BYTES or half the free device memory would be passed: the caller gives its
+ * samples fewer launches. TB_OK with w->nsets >= 1; TB_ECUDA (msg) when there is not even one,
+ * nothing changed. Synchronises w->s when it adds sets. */
+int tbw_ensure_sets(worker *w, int want, char *msg, size_t len);
+/* New values, drawn by the input generator from seed, in the inputs the next sample reads: A,
+ * B and C of the main buffers when nsets is 0 (the cold method), else of sets [0, nsets)
+ * (nsets <= w->nsets). D is left alone. Enqueued on w->s; nothing synchronised. TB_OK, or
+ * TB_ECUDA with the CUDA error in msg. */
+int tbw_refresh_inputs(worker *w, int nsets, uint64_t seed, char *msg, size_t len);
+/* The seed of the n-th refresh of a variant's inputs, from its hidden seed (trials.h): as
+ * unknowable to the variant as that one, and never the seed of a trial. Can't fail. */
+uint64_t tbw_input_seed(uint64_t hidden_seed, uint64_t n);
 
 #endif

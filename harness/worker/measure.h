@@ -6,8 +6,9 @@
  *         launch between two CUDA events; the launch and its events are queued behind the
  *         blocking kernel, so they start back to back when the host releases it.
  *   graph (measure_graph.c) R launches captured in a CUDA graph, rotating over input sets
- *         whose total passes 2 x L2 (each launch starts cold without a flush inside the
- *         interval), timed as a whole between two events; the sample is the total / R.
+ *         (the worker gives each launch a set of its own, new values in them and the L2
+ *         flushed before every sample, outside the interval: worker/timing.c), timed as a
+ *         whole between two events; the sample is the total / R.
  *   stream (measure_graph.c) the same R launches over the same input sets, queued on the
  *         stream itself behind the blocking kernel instead of in a graph: each launch pays
  *         the stream's own per-launch cost on the GPU (what an application that launches
@@ -63,6 +64,8 @@ typedef struct tb_sample {
                            release of the blocking kernel (from before the flush without it) */
     double clock_mhz;   /* SM clock over the sample, from the stamps; NaN if it failed */
     int    block_timeout;   /* the blocking kernel timed out (host too slow to queue) */
+    double host_ms;     /* host wall time of one launch() call over the sample, when the
+                           caller timed its launches (worker/timing.c); NaN here */
 } tb_sample;
 
 /* One cold sample. TB_OK; TB_EWORKER when launch returned non-zero; TB_ECUDA on a CUDA error

@@ -105,6 +105,7 @@ int tb__sample_close(tb_measure_dev *d, double t0, tb_sample *out, char *msg, si
     out->clock_mhz = tbdev_stamps_mhz(d->stamp_host, d->stamp_host + 3 * d->stamp_blocks,
                                       d->stamp_blocks, NULL);
     out->block_timeout = d->use_block ? d->host_words[1] != 0 : 0;
+    out->host_ms = NAN;
     return TB_OK;
 }
 

@@ -1,6 +1,6 @@
-/* measure_graph.c - the methods for short kernels: reps launches, rotating over input sets,
- * timed as a whole, either captured in one CUDA graph ("graph") or queued on the stream
- * behind the blocking kernel ("stream"); see measure.h. */
+/* measure_graph.c - the methods for short kernels: reps launches, rotating over input sets
+ * (set r % nsets for launch r), timed as a whole, either captured in one CUDA graph ("graph")
+ * or queued on the stream behind the blocking kernel ("stream"); see measure.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "worker/measure.h"
 #include "common/tb.h"
@@ -53,7 +53,8 @@ int tb_sample_stream(tb_measure_dev *d, tb_launch_set_fn launch, void *ctx, int 
                      tb_sample *out, char *msg, size_t len)
 {
     double t0 = tb__now_ms();
-    /* no flush, as in the graph: the rotation keeps each launch cold */
+    /* no flush here, as in the graph: the worker gives each launch an input set of its own
+     * and flushes the L2 before the sample, outside the interval (worker/timing.c) */
     int rc = tb__sample_open(d, 0, msg, len);
     if (rc) return rc;
     if (d->around) d->around(d->around_ctx, 1);
@@ -75,7 +76,8 @@ int tb_sample_graph(tb_measure_dev *d, cudaGraphExec_t g, int reps, tb_sample *o
                     size_t len)
 {
     double t0 = tb__now_ms();
-    /* no flush: the rotation over input sets larger than the L2 keeps each launch cold */
+    /* no flush here: each launch has an input set of its own, and the worker flushed the L2
+     * after refreshing them, before the sample (worker/timing.c) */
     int rc = tb__sample_open(d, 0, msg, len);
     if (rc) return rc;
     if (d->around) d->around(d->around_ctx, 1);

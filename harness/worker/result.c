@@ -19,6 +19,26 @@ static double gemm_flops(const tb_gemm *g)
     return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
 }
 
+/* to the nanosecond: the host times need no 17 digits in a 2 KiB extra_json */
+static double round6(double ms)
+{
+    return round(ms * 1e6) / 1e6;
+}
+
+/* Host time of one launch() call: the median over the kept samples (cold, stream), else over
+ * the captured launches (graph), else the warm-up's; NaN when none was measured. */
+static double host_launch_ms(const vstate *vs)
+{
+    double *v = malloc(sizeof *v * (size_t)(vs->n ? vs->n : 1));
+    int k = 0;
+    for (int i = 0; v && i < vs->n; i++)
+        if (isfinite(vs->host[i])) v[k++] = vs->host[i];
+    double r = k ? tb_stats_median(v, k) : vs->host_capture_ms > 0 ? vs->host_capture_ms
+             : vs->host_est_ms > 0 ? vs->host_est_ms : NAN;
+    free(v);
+    return r;
+}
+
 /* Send a variant's result (and mark it sent). */
 void tbw_send_result(worker *w, vstate *vs)
 {
@@ -57,14 +77,30 @@ void tbw_send_result(worker *w, vstate *vs)
         cJSON_AddStringToObject(x, "stop", stopspec);
         cJSON_AddBoolToObject(x, "blocking_kernel", w->md.use_block);
         if (w->profiler[0]) cJSON_AddStringToObject(x, "no_blocking_because", w->profiler);
-        cJSON_AddNumberToObject(x, "block_timeouts", vs->block_timeouts);
+        int timeouts = 0;   /* of the kept samples (the confirming pass's are not kept) */
+        for (int i = 0; i < vs->n; i++) timeouts += vs->timed_out[i];
+        cJSON_AddNumberToObject(x, "block_timeouts", timeouts);
         cJSON_AddStringToObject(x, "l2", w->l2_hot ? "hot" : "cold");
         if (!vs->reps && isfinite(w->event_ms)) cJSON_AddNumberToObject(x, "event_overhead_ms", w->event_ms);
         if (isfinite(w->noop_ms)) cJSON_AddNumberToObject(x, "noop_event_ms", w->noop_ms);
         if (vs->reps) {   /* graph or stream: launches per sample, input sets rotated */
             cJSON_AddNumberToObject(x, "graph_reps", vs->reps);
-            cJSON_AddNumberToObject(x, "graph_sets", w->nsets);
+            cJSON_AddNumberToObject(x, "graph_sets", vs->sets_used);
+            if (vs->reps < vs->reps_wanted)   /* the host's time or the sets' memory cut it */
+                cJSON_AddNumberToObject(x, "reps_wanted", vs->reps_wanted);
         }
+        /* fresh inputs (docs/method.md): distinct input sets a sample reads, refreshes (one
+         * before every sample, retakes and the confirming pass included), mean host time of
+         * one refresh (fill, flush, synchronisation) */
+        cJSON_AddNumberToObject(x, "input_sets", vs->reps ? vs->sets_used : 1);
+        cJSON_AddNumberToObject(x, "input_refreshes", (double)vs->refreshes);
+        if (vs->refreshes) cJSON_AddNumberToObject(x, "refresh_ms", round6(vs->refresh_ms / (double)vs->refreshes));
+        /* the host's time of one launch() call, and what the blocking kernel's timeouts did */
+        double host = host_launch_ms(vs);
+        if (isfinite(host)) cJSON_AddNumberToObject(x, "host_launch_ms", round6(host));
+        if (vs->host_cap) cJSON_AddNumberToObject(x, "host_reps_cap", vs->host_cap);
+        if (vs->retakes) cJSON_AddNumberToObject(x, "retaken_samples", vs->retakes);
+        if (timeouts) cJSON_AddBoolToObject(x, "host_bound", 1);
         if (vs->method_note[0]) cJSON_AddStringToObject(x, "method_note", vs->method_note);
         cJSON_AddNumberToObject(x, "estimate_ms", tbw_estimate_ms(vs));   /* auto chose from it */
         cJSON_AddNumberToObject(x, "low_clock_samples", low);
@@ -102,8 +138,9 @@ void tbw_release_variant(worker *w, vstate *vs, int lost)
     vs->lc.ws = NULL;
     if (vs->stop) tb_stop_free(vs->stop);
     vs->stop = NULL;
-    free(vs->ms); free(vs->wall); free(vs->clk);
-    vs->ms = vs->wall = vs->clk = NULL;
+    free(vs->ms); free(vs->wall); free(vs->clk); free(vs->host); free(vs->timed_out);
+    vs->ms = vs->wall = vs->clk = vs->host = NULL;
+    vs->timed_out = NULL;
 }
 
 /* End the worker after a lost context: the variant's result first, then exit. */

@@ -37,13 +37,30 @@ typedef struct launch_ctx {
     tb_buffers io;
     void *ws;
     size_t ws_bytes;
-    tb_buffers *sets;      /* the graph method's input sets, or NULL */
+    tb_buffers *sets;      /* the batched methods' input sets (worker.sets), or NULL */
 } launch_ctx;
 
 #define TB_GRAPH_BELOW_MS 0.1    /* auto: kernels under this use a batched method */
 #define TB_GRAPH_TARGET_MS 2.0   /* a graph or stream sample lasts about this long */
 #define TB_STREAM_MAX_REPS 512   /* a stream sample queues at most this many launches behind
                                     the blocking kernel (the launch queue must not fill) */
+#define TB_GRAPH_MAX_REPS 4000   /* a graph sample holds at most this many launches */
+/* Input sets of the batched methods: one per launch of a sample (no set is used twice in a
+ * sample), refreshed before every sample. At most TB_SETS_MAX of them, in at most
+ * TB_SETS_SLABS allocations, taking at most TB_SETS_MAX_BYTES and half the device memory
+ * free when they are made: where that is too few, a sample has fewer launches
+ * (docs/method.md, "Fresh inputs for every timed launch"). */
+#define TB_SETS_MAX TB_GRAPH_MAX_REPS
+#define TB_SETS_SLABS 16
+#define TB_SETS_MAX_BYTES ((size_t)4 << 30)
+/* Queueing one stream sample's launches may take at most this fraction of the blocking
+ * kernel's timeout (host time of one launch() x launches per sample); a launch slower on the
+ * host gets fewer launches per sample (docs/method.md, "Host time of a launch") */
+#define TB_QUEUE_FRAC 0.25
+/* A sample whose blocking kernel timed out measured the host's pace, not the GPU: it is
+ * dropped and taken again, at most this many times per variant; after that such samples are
+ * kept, counted, and the measurement is marked host-bound (never ranked) */
+#define TB_RETAKES_MAX 5
 #define TB_CONFIRM_TOP 3         /* the confirming pass takes the best this many */
 /* a sample under this x the max SM clock is "low clock": nvbench's default fraction. Not 0.90:
  * measured over the sample (clock stamps), a big GEMM on the H100 runs at 0.76-0.81 x the
@@ -72,8 +89,15 @@ typedef struct worker {
     double energy_s;     /* wall time of the energy bursts so far (the "done" line's phases) */
     char profiler[128];  /* why the blocking kernel is off, "" when on */
     tb_environment env;
-    tb_buffers *sets;    /* graph input sets, allocated on first use */
-    int nsets;
+    tb_buffers *sets;    /* the batched methods' input sets (TB_SETS_MAX slots), made on first
+                            use and grown as variants need more; a set never moves */
+    int nsets;           /* sets made so far */
+    void *slab[TB_SETS_SLABS];      /* the sets' allocations: slab k holds sets slab_first[k] ..
+                                       + slab_count[k] - 1, their inputs (A B C, each 256-byte
+                                       aligned) back to back, then their D */
+    int slab_first[TB_SETS_SLABS], slab_count[TB_SETS_SLABS], nslabs;
+    size_t set_in_elems;            /* bf16 elements of one set's inputs, alignment included */
+    size_t sets_bytes;              /* device bytes of all the sets */
     double base_cold, base_graph;   /* hidden-work baselines */
     double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */
     double noop_ms;      /* what events around one empty kernel read (stored, information) */
@@ -99,7 +123,23 @@ typedef struct vstate {
     int reps;            /* launches per sample of the graph or stream method; 0: cold */
     tb_stop *stop;
     double *ms, *wall, *clk;
-    int n, cap, block_timeouts;
+    double *host;        /* per sample: host wall time of one launch() call, ms (NaN: graph) */
+    unsigned char *timed_out;     /* per sample: its blocking kernel timed out */
+    int n, cap, block_timeouts;   /* block_timeouts: of every sample pushed (confirming pass
+                                     included); result.c counts the kept ones */
+    int sets_used;       /* input sets a batched sample rotates over: one per launch (1 with
+                            --l2 hot) */
+    int reps_wanted;     /* launches per sample its estimate asked for, before the host's cap
+                            and the sets' bound */
+    int host_cap;        /* launches per sample the host time of a launch() allows; 0: no cut */
+    int retakes;         /* samples taken again: their blocking kernel had timed out */
+    double host_acc_ms;  /* the timed launch's sums over the sample being taken */
+    int host_calls;
+    double host_est_ms;  /* host time of one launch() before timing (warm-up, else the last
+                            validated launch); NaN when not measured */
+    double host_capture_ms;   /* graph: host time of one launch() while it was captured */
+    uint64_t refreshes;  /* input refreshes: one before every sample, retakes included */
+    double refresh_ms;   /* their host wall time in all (fill, flush, synchronisation) */
     double elapsed_s;
     char stop_why[96];
     double confirm_median;

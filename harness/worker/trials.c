@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "worker/trials.h"
 #include "common/tb.h"
+#include "worker/buffers.h"
 #include "worker/discipline.h"
 #include "worker/out.h"
 #include "worker/step.h"
@@ -67,6 +68,7 @@ int tbw_validated_launch(worker *w, vstate *vs, int trial, tb_val_result *vr, do
     double t0 = wall_now_ms();
     cudaEventRecord(e0, w->s);
     int lrc = tbw_do_launch(&vs->lc, w->s);
+    vs->host_est_ms = wall_now_ms() - t0;   /* the host's time of the launch() call */
     cudaEventRecord(e1, w->s);
     tbw_nvtx_pop();
     if (lrc) {
@@ -202,6 +204,15 @@ int tbw_validate_before_timing(worker *w, vstate *vs)
         if (tbw_record_trial(m, &vr, t, 0)) return 1;   /* invalid: never timed, never ranked */
         if (w->validate_only) { m->disposition = TB_DISP_PASSED; return 1; }
         if (tbw_persisting_l2_found(w->s, why, sizeof why)) { tbw_flag(m, "persisting-l2", why); return 1; }
+    }
+    /* the stream-discipline launch gets inputs no trial had: its event time is the estimate
+     * --method auto chooses from, and a variant that replays answers stored for inputs it
+     * has seen would be estimated at the cost of a copy */
+    msg[0] = 0;
+    if (tbw_refresh_inputs(w, 0, tbw_input_seed(vs->hseed, 0), msg, sizeof msg) != TB_OK ||
+        cudaStreamSynchronize(w->s) != cudaSuccess) {
+        if (!msg[0]) snprintf(msg, sizeof msg, "%s", cudaGetErrorString(cudaGetLastError()));
+        return tbw_cuda_crash(m, "cannot refresh the inputs", msg) ? 2 : 1;
     }
     return tbw_stream_check(w, vs);
 }

@@ -7,7 +7,8 @@
  * that are "good except for one thing" really are GEMMs, and a member whose loader refusal
  * the harness forgets to apply still computes the right answer. Flaws that live outside the
  * kernel (a side stream, a cache, a persisting-L2 window, a write to A) are in the members'
- * own files, around an unflawed launch.
+ * own files, around an unflawed launch; a cache decided on the device needs the kernel to step
+ * aside on a hit, without the host knowing (ZOO_SKIP_ON_FLAG).
  *
  * Also: zoo_supports() (BF16 in and out, FP32 accumulate, m*n*k <= 2048^3),
  * zoo_launch_gemm<Flaw>(), which enqueue on the given stream and return 0, or 1 when the
@@ -36,7 +37,9 @@ enum zoo_flaw {
     ZOO_NAN_ONE,        /* D[0][0] of batch 0 is NaN (0x7FC0, not the harness's poison) */
     ZOO_ROW_UNWRITTEN,  /* row m/2 of every batch is never stored */
     ZOO_OOB_ROW,        /* also stores one line past the last batch's D (see the kernel) */
-    ZOO_SLOW            /* also recomputes the first slow_k products of every element */
+    ZOO_SLOW,           /* also recomputes the first slow_k products of every element */
+    ZOO_SKIP_ON_FLAG    /* computes nothing when the device int at `wild` is >= 0 (a cached
+                           answer is there: zoo_content_cache) */
 };
 
 /* Inside the first page, which is mapped neither on the host (mmap_min_addr) nor on the
@@ -61,6 +64,8 @@ __global__ void zoo_gemm_kernel(tb_gemm g, const __nv_bfloat16 *A, const __nv_bf
                                 const __nv_bfloat16 *C, __nv_bfloat16 *D, unsigned *wild,
                                 int64_t slow_k, float zero)
 {
+    if (Flaw == ZOO_SKIP_ON_FLAG && *(const volatile int *)wild >= 0)
+        return;
     for (int64_t b = blockIdx.z; b < g.batch; b += gridDim.z) {
         const __nv_bfloat16 *a = A + b * g.stride_a, *bm = B + b * g.stride_b;
         for (int64_t i = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; i < g.m;
@@ -149,10 +154,11 @@ static inline unsigned zoo_grid_dim(int64_t extent, int64_t per_block, unsigned 
     return blocks > (int64_t)cap ? cap : (unsigned)blocks;
 }
 
-/* slow_k: ZOO_SLOW's extra products per element (at most K); ignored by every other flaw. */
+/* slow_k: ZOO_SLOW's extra products per element (at most K); skip: ZOO_SKIP_ON_FLAG's device
+ * int; each ignored by every other flaw. */
 template <int Flaw>
 static int zoo_launch_gemm(const tb_problem *p, const tb_buffers *io, tb_stream stream,
-                           int64_t slow_k = 0)
+                           int64_t slow_k = 0, const int *skip = NULL)
 {
     const tb_gemm *g = &p->gemm;
     dim3 block(16, 16);
@@ -161,7 +167,7 @@ static int zoo_launch_gemm(const tb_problem *p, const tb_buffers *io, tb_stream 
     zoo_gemm_kernel<Flaw><<<grid, block, 0, (cudaStream_t)stream>>>(
         *g, (const __nv_bfloat16 *)io->in[0], (const __nv_bfloat16 *)io->in[1],
         (const __nv_bfloat16 *)io->in[2], (__nv_bfloat16 *)io->out[0],
-        (unsigned *)ZOO_WILD_ADDRESS, slow_k, 0.0f);
+        Flaw == ZOO_SKIP_ON_FLAG ? (unsigned *)skip : (unsigned *)ZOO_WILD_ADDRESS, slow_k, 0.0f);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 
