@@ -13,6 +13,8 @@ N=$(cd "${1:?NEW prefix}" && pwd) && O=$(cd "${2:?OLD prefix}" && pwd) || exit 2
 out=${OUT:-/tmp/tb-ba}; mkdir -p "$out"
 export PATH=/opt/torch/.venv/bin:$PATH
 export TB_ZOO=$N/libexec/tilebench/zoo TB_VARIANTS=$N/lib/tilebench/variants
+# a build-tree binary (the old side, often) has no CUDA library path of its own
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
 gpu() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active --format=csv,noheader; }
 case ${3:-} in
 tests)
