@@ -4,7 +4,8 @@
 # (issue 19: trust-6, timing-9, timing-10), and the default sweep's wall time and phases of each
 # build say what the change cost. NEW and OLD are install prefixes (scripts/make-prefix.sh;
 # PREFIX_DIR=prefix-old for the second); the tests are NEW's, run with each build's tilebench
-# (and its worker) over NEW's zoo. Logs under $OUT (or /tmp/tb-ba).
+# (and its worker) over NEW's zoo. Logs under $OUT (or /tmp/tb-ba): every test's whole output in
+# one file, tests.log (a device call returns at most 8 files).
 #   scripts/before-after.sh NEW OLD tests     gpu_trust and gpu_timing's host part, each build
 #   scripts/before-after.sh NEW OLD sweep     the default sweep, NEW then OLD, timed
 set -u
@@ -21,9 +22,9 @@ tests)
     for side in new old; do
         P=$N; [ $side = old ] && P=$O
         echo "== $side: $(cat "$P/COMMIT" | tr '\n' ' ') gpu: $(gpu)"
-        TB=$P/bin/tilebench bash "$N/libexec/tilebench/tests/gpu_trust.sh" 2>&1 | tee "$out/trust-$side.log" | grep -E "^(ok|FAIL)|passed,"
+        TB=$P/bin/tilebench bash "$N/libexec/tilebench/tests/gpu_trust.sh" 2>&1 | tee -a "$out/tests.log" | grep -E "^(ok|FAIL)|passed,"
         TB=$P/bin/tilebench TB_TIMING_ONLY=host bash "$N/libexec/tilebench/tests/gpu_timing.sh" 2>&1 \
-            | tee "$out/timing-host-$side.log" | grep -E "^(ok|FAIL)|passed,|median ratio"
+            | tee -a "$out/tests.log" | grep -E "^(ok|FAIL)|passed,|median ratio"
     done ;;
 sweep)
     for side in new old; do

@@ -12,6 +12,10 @@
 #           gpu_problems gpu_timing gpu_metrics                           299 s  (+ gpu_gate, ~25 s)
 #   call 2  gpu_smoke                                                         503 s
 #   call 3  the SASS check and the default sweep                              299 s
+# On an H200 on 2026-11-27 at 5fb09a3 (docs/perf.md, tenth session), since the stop rule and
+# energy changes: gpu_timing 56 s, gpu_gate 29 s, gpu_energy 5 s, gpu_zoo 17 s, the SASS check
+# about 20 s, the default sweep 82 s; call 2's gpu_smoke not re-measured (its resume sweeps now
+# run without the energy measurement).
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
 # sweep, DC_SETS=1 adds the square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
 set -u
