@@ -98,6 +98,36 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep 
 fi
 for c in gate compare baseline; do run "gate-5.13-$c" 0 "usage: tilebench $c" "$TB" $c --help; done
 
+# 7. the before/after chart (--chart, issue 20): drawn by the report's own figure code from the
+# comparison, one point and whisker per row with a ratio, the Markdown linking to it by a path
+# relative to the Markdown file; bad input refused before anything is written
+mkdir -p out/md
+"$TB" compare 1 2 --db g.db --control cublaslt --json ch.json --markdown out/md/c.md --chart out/c.svg > /dev/null; rc=$?
+n=$(/usr/bin/python3 -c 'import json; print(sum(1 for r in json.load(open("ch.json"))["rows"] if isinstance(r.get("ratio"), (int, float))))')
+pts=$(grep -c 'id="ratio-[0-9]*"' out/c.svg 2>/dev/null); cis=$(grep -c 'id="ratioci-[0-9]*"' out/c.svg 2>/dev/null)
+[ $rc = 1 ] && [ "$n" -gt 0 ] && [ "$pts" = "$n" ] && [ "$cis" = "$n" ] && grep -q "compare, run 2 of g.db against run 1 of g.db" out/c.svg \
+    && ok gate-7.1 || bad gate-7.1 "exit $rc; chart has $pts points and $cis intervals for $n rows with a ratio"
+link=$(grep -o '](\.\./c\.svg)' out/md/c.md)
+[ -n "$link" ] && [ -f out/md/../c.svg ] && ok gate-7.2 || bad gate-7.2 "the Markdown does not link the chart: $(tail -2 out/md/c.md)"
+GITHUB_STEP_SUMMARY=sum7.md "$TB" compare 1 2 --db g.db --chart c7.svg --format markdown > c7.md
+grep -q '^Before/after chart: c7.svg (an SVG' sum7.md && grep -q '^Before/after chart: c7.svg' c7.md \
+    && ok gate-7.3 || bad gate-7.3 "the step summary and standard output do not name the chart"
+"$TB" compare 1 2 --db g.db --format markdown > c8.md
+! grep -q "Before/after chart" c8.md && ok gate-7.4 || bad gate-7.4 "Markdown names a chart that was not asked for"
+run gate-7.5 2 "the chart is an SVG file: name one ending in .svg" "$TB" compare 1 2 --db g.db --chart c.png --markdown m75.md
+run gate-7.6 2 "no folder 'nowhere' to write it in" "$TB" compare 1 2 --db g.db --chart nowhere/c.svg --markdown m76.md
+run gate-7.7 2 "two reports name the same file 'x.svg'" "$TB" compare 1 2 --db g.db --chart x.svg --json x.svg
+run gate-7.8 2 "cannot run python3 '/nonexistent/python3'" env TILEBENCH_PYTHON=/nonexistent/python3 "$TB" compare 1 2 --db g.db --chart c9.svg --markdown m78.md
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > nompl; chmod +x nompl   # no site-packages: no matplotlib
+run gate-7.9 2 "matplotlib is missing" env TILEBENCH_PYTHON="$tmp/nompl" "$TB" compare 1 2 --db g.db --chart c9.svg --markdown m79.md
+[ ! -e m75.md ] && [ ! -e m76.md ] && [ ! -e m78.md ] && [ ! -e m79.md ] && [ ! -e c9.svg ] && [ ! -e x.svg ] \
+    && ok gate-7.10 || bad gate-7.10 "a refused --chart left files: $(ls m7*.md c9.svg x.svg 2>/dev/null)"
+run gate-7.11 2 "the chart is an SVG file" "$TB" gate --base . --head . --chart gate.png
+cp g.db gdb.svg; sum=$(md5sum < gdb.svg)
+run gate-7.12 1 "is the database" "$TB" compare 1 2 --db gdb.svg --chart gdb.svg
+[ "$(md5sum < gdb.svg)" = "$sum" ] && ok gate-7.12b || bad gate-7.12b "--chart wrote over the database"
+ls -A out | grep -q '\.tmp\.svg' && bad gate-7.13 "a temporary SVG was left" || ok gate-7.13
+
 # 6. the CI templates parse (every tilebench line in them)
 TB="$TB" TB_SRC="$TB_SRC" /usr/bin/python3 "$TB_SRC/tests/ci_templates.py" > ci.txt 2>&1 && ok gate-6.1 || bad gate-6.1 "$(grep FAIL ci.txt)"
 echo "$pass passed, $fail failed"

@@ -31,6 +31,7 @@ static void help(void)
 "  --markdown FILE    also write Markdown (a pull-request comment) to FILE ('-' stdout)\n"
 "  --junit FILE       also write JUnit XML: one testcase per variant x shape\n"
 "  --json FILE        also write JSON\n"
+"  --chart FILE.svg   also draw the before/after chart (matplotlib), linked from the Markdown\n"
 "\n"
 "Markdown is appended to $GITHUB_STEP_SUMMARY when it is set.\n"
 "exit status: 0 nothing slower or newly invalid, 1 something is, 2 usage or input error.\n"
@@ -43,17 +44,18 @@ static void help(void)
 
 int cmd_compare(int argc, char **argv, const tb_paths *paths)
 {
-    (void)paths;
-    enum { O_DB = 256, O_THR, O_CTL, O_FMT, O_MD, O_JUNIT, O_JSON };
+    enum { O_DB = 256, O_THR, O_CTL, O_FMT, O_MD, O_JUNIT, O_JSON, O_CHART };
     static const struct option opts[] = {
         { "db", required_argument, 0, O_DB }, { "threshold", required_argument, 0, O_THR },
         { "control", required_argument, 0, O_CTL }, { "format", required_argument, 0, O_FMT },
         { "markdown", required_argument, 0, O_MD }, { "junit", required_argument, 0, O_JUNIT },
-        { "json", required_argument, 0, O_JSON }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "json", required_argument, 0, O_JSON }, { "chart", required_argument, 0, O_CHART },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = TB_DEFAULT_DB;
     tb_compare_opts co;
     tb_compare_opts_default(&co);
     tb_cli_reports rep = { 0 };
+    rep.paths = paths;
     int c;
     opterr = 0;
     optind = 1;
@@ -70,6 +72,7 @@ int cmd_compare(int argc, char **argv, const tb_paths *paths)
         case O_MD: rep.markdown = optarg; break;
         case O_JUNIT: rep.junit = optarg; break;
         case O_JSON: rep.json = optarg; break;
+        case O_CHART: rep.chart = optarg; break;
         case 'h': help(); return 0;
         default: return tb_cli_bad_option("compare", argv, optind, optopt);
         }
@@ -87,7 +90,7 @@ int cmd_compare(int argc, char **argv, const tb_paths *paths)
     tb_side_free(&a);
     tb_side_free(&b);
     if (rc) return tb_cli_error("%s", msg);
-    tb_compare_label l = { "compare", "" };
+    tb_compare_label l = { "compare", "", NULL, NULL };
     rc = tb_cli_reports_write(&cmp, &l, &rep, db);
     int fail = cmp.failures > 0;
     tb_comparison_free(&cmp);

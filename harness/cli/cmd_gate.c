@@ -62,6 +62,7 @@ static void help(void)
 "  --markdown FILE    also write Markdown for a pull-request comment ('-' stdout)\n"
 "  --junit FILE       also write JUnit XML (one testcase per variant x shape)\n"
 "  --json FILE        also write JSON\n"
+"  --chart FILE.svg   also draw the before/after chart (matplotlib), linked from the Markdown\n"
 "  --no-progress      plain lines, no bar   --quiet  no line per measurement\n"
 "\n"
 "Markdown is appended to $GITHUB_STEP_SUMMARY when it is set.\n"
@@ -71,6 +72,7 @@ static void help(void)
 "examples:\n"
 "  tilebench gate --base base/lib/tilebench/variants --head head/lib/tilebench/variants\n"
 "  tilebench gate --base main.so --head pr.so --shapes 4096x4096x4096 --junit gate.xml\n"
+"  tilebench gate --base base.so --head pr.so --markdown out/gate.md --chart out/gate.svg\n"
 "  tilebench gate --baseline baseline.json --head build/lib/tilebench/variants\n");
 }
 
@@ -94,7 +96,7 @@ static int parse(int argc, char **argv, gate_cli *g)
 {
     enum { O_BASE = 256, O_HEAD, O_BASELINE, O_CTL, O_ALLOW, O_SHAPES, O_FILTER, O_EXCLUDE,
            O_THR, O_CONFIRM, O_NOCONFIRM, O_MAXTIME, O_ENERGY, O_DEVICE, O_DB, O_FMT, O_MD, O_JUNIT, O_JSON,
-           O_NOPROG, O_QUIET };
+           O_CHART, O_NOPROG, O_QUIET };
     static const struct option opts[] = {
         { "base", required_argument, 0, O_BASE }, { "head", required_argument, 0, O_HEAD },
         { "baseline", required_argument, 0, O_BASELINE }, { "control", required_argument, 0, O_CTL },
@@ -106,7 +108,7 @@ static int parse(int argc, char **argv, gate_cli *g)
         { "device", required_argument, 0, O_DEVICE }, { "db", required_argument, 0, O_DB },
         { "format", required_argument, 0, O_FMT }, { "markdown", required_argument, 0, O_MD },
         { "junit", required_argument, 0, O_JUNIT }, { "json", required_argument, 0, O_JSON },
-        { "no-progress", no_argument, 0, O_NOPROG }, { "quiet", no_argument, 0, O_QUIET },
+        { "chart", required_argument, 0, O_CHART }, { "no-progress", no_argument, 0, O_NOPROG }, { "quiet", no_argument, 0, O_QUIET },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     int c;
     opterr = 0;
@@ -142,6 +144,7 @@ static int parse(int argc, char **argv, gate_cli *g)
         case O_MD: g->rep.markdown = optarg; break;
         case O_JUNIT: g->rep.junit = optarg; break;
         case O_JSON: g->rep.json = optarg; break;
+        case O_CHART: g->rep.chart = optarg; break;
         case O_NOPROG: g->progress = 0; break;
         case O_QUIET: g->quiet = 1; break;
         case 'h': help(); return -1;
@@ -333,6 +336,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     tb_sweep_opts_default(&g.o);
     g.o.no_energy = 1;
     g.o.max_time_s = 0.5;
+    g.rep.paths = paths;
     int rc = parse(argc, argv, &g);
     if (rc) return rc < 0 ? 0 : rc;
     if (g.baseline && !g.co.control[0]) snprintf(g.co.control, sizeof g.co.control, "cublaslt");
@@ -432,7 +436,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     if (run2 && l > 0 && (size_t)l < sizeof cost)
         snprintf(cost + l, sizeof cost - (size_t)l, "; confirming pass %.0f s (run %lld)", secs2,
                  (long long)run2);
-    tb_compare_label lab = { "gate", cost };
+    tb_compare_label lab = { "gate", cost, NULL, NULL };
     rc = tb_cli_reports_write(&cmp, &lab, &g.rep, g.db);
     int fail = cmp.failures > 0;
     tb_comparison_free(&cmp);

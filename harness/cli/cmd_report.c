@@ -5,8 +5,8 @@
  * (the database opens read-only at the run, --compare names another run of it, --shape is one
  * of the run's shapes, the output is a new path or a directory holding only what a report
  * writes); the ranking handed to the script (report/rank.c with show's seed, so the page's
- * ranks, ties and intervals are show's to the bit); finding python3 and the script and running
- * it; and the directory's life (cli/report_dir.c): the script writes into a temporary
+ * ranks, ties and intervals are show's to the bit); running the script (cli/report_script.c);
+ * and the directory's life (cli/report_dir.c): the script writes into a temporary
  * directory beside it, which replaces the old one only once the script succeeded, so a reader
  * sees the old report or the new one, never half of one. SIGINT, SIGTERM and SIGHUP stop the script and remove the
  * temporary directory (exit 130, 143, 129).
@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/report_dir.h"
+#include "cli/report_script.h"
 #include "report/rank.h"
 #include "report/show.h"
 #include "store/store.h"
@@ -30,7 +31,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef TB_SOURCE_DIR
-#define TB_SOURCE_DIR "."
-#endif
-
 #define RANKS_FILE ".tilebench-ranks.json"   /* the ranking handed to the script, removed after */
-
-extern char **environ;
 
 static void help(void)
 {
@@ -84,16 +78,12 @@ static void help(void)
 
 /* ---- signals: stop the script, remove the temporary directory ------------------------------ */
 
-static volatile sig_atomic_t got_signal;
-static volatile pid_t script_pid;
 static struct sigaction saved[3];
 static const int caught[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static void on_signal(int sig)
 {
-    got_signal = sig;
-    pid_t p = script_pid;
-    if (p > 0) kill(p, sig);
+    tb_script_forward(sig);   /* remembered, and passed on to the script if it runs */
 }
 
 static void guard_signals(void)
@@ -196,7 +186,7 @@ static int write_ranks(tb_store *st, int64_t run_id, const char *path, char *msg
     cJSON_AddItemToObject(doc, "shapes", shapes);
     const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
     if (!order) rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && rc == TB_OK && !got_signal;) {
+    for (size_t i = 0; i < n && rc == TB_OK && !tb_script_signal();) {
         size_t j = i;
         while (j < n && rows[j].p.id == rows[i].p.id) j++;
         for (size_t k = i; k < j; k++) order[k - i] = &rows[k];
@@ -217,63 +207,10 @@ static int write_ranks(tb_store *st, int64_t run_id, const char *path, char *msg
     return TB_OK;
 }
 
-/* ---- python3 and the script -------------------------------------------------------------------- */
-
 static int is_file(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The script's folder: installed beside the binary (bin/../share/tilebench/report), else the
- * source tree's scripts/report (the build tree). */
-static int find_script(const tb_paths *paths, char *dir, size_t len)
-{
-    char probe[1400];
-    snprintf(dir, len, "%s/../share/tilebench/report", paths->exe_dir);
-    snprintf(probe, sizeof probe, "%s/__main__.py", dir);
-    if (is_file(probe)) return 0;
-    snprintf(dir, len, "%s/scripts/report", TB_SOURCE_DIR);
-    snprintf(probe, sizeof probe, "%s/__main__.py", dir);
-    if (is_file(probe)) return 0;
-    return tb_cli_error("the report script is missing: neither '%s/../share/tilebench/report' nor "
-                        "'%s/scripts/report' holds __main__.py (reinstall tilebench)", paths->exe_dir,
-                        TB_SOURCE_DIR);
-}
-
-/* Run the script to completion; returns the exit code report must return (0 success), having
- * printed a line for any failure the script did not report itself. */
-static int run_script(char *const argv[])
-{
-    const char *py = argv[0];
-    int search = strchr(py, '/') == NULL;
-    pid_t pid;   /* caught signals are default again after exec, ignored ones stay ignored */
-    int e = search ? posix_spawnp(&pid, py, NULL, NULL, argv, environ)
-                   : posix_spawn(&pid, py, NULL, NULL, argv, environ);
-    if (e) return tb_cli_error("cannot run python3 '%s': %s (install python3 and python3-matplotlib: "
-                               "scripts/setup.sh; TILEBENCH_PYTHON names another)", py, strerror(e));
-    script_pid = pid;
-    if (got_signal) kill(pid, got_signal);
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0)
-        if (errno != EINTR) {
-            script_pid = 0;
-            return tb_cli_error("cannot wait for the report script: %s", strerror(errno));
-        }
-    script_pid = 0;
-    if (got_signal) return 128 + got_signal;
-    if (WIFEXITED(ws)) {
-        int c = WEXITSTATUS(ws);
-        if (c == 0) return 0;
-        if (c == 2) return TB_EXIT_USAGE;        /* the script said what is missing */
-        if (c == 1) return TB_EXIT_FAIL;
-        if (c == 127) return tb_cli_error("cannot run python3 '%s'", py);
-        tb_cli_error("the report script exited with status %d", c);
-        return TB_EXIT_FAIL;
-    }
-    if (WIFSIGNALED(ws)) tb_cli_error("the report script was killed by signal %d (%s)", WTERMSIG(ws),
-                                      strsignal(WTERMSIG(ws)));
-    return TB_EXIT_FAIL;
 }
 
 /* "MxNxK" or "MxNxKxB", each a positive integer; 0 or -1. */
@@ -389,14 +326,12 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
     char *target = NULL;
     int exists = 0;
     mode_t mode = 0755;
-    if ((rc = find_script(paths, script, sizeof script)) ||
+    if ((rc = tb_script_find(paths, script, sizeof script)) ||
         (rc = tb_report_dir_check(output, db, &target, &exists, &mode))) {
         tb_store_close(st);
         return rc;
     }
-    const char *py = getenv("TILEBENCH_PYTHON");
-    if (py && *py) snprintf(python, sizeof python, "%s", py);
-    else snprintf(python, sizeof python, "%s", access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+    tb_script_python(python, sizeof python);
     char exe[1100];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) snprintf(exe, sizeof exe, "%s/tilebench", paths->exe_dir);
@@ -417,7 +352,7 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
     tb_store_close(st);
     int code = 0;
     if (rc) code = tb_cli_fail(rc, msg);
-    else if (got_signal) code = 128 + got_signal;
+    else if (tb_script_signal()) code = 128 + tb_script_signal();
     else {
         char run_s[32], cmp_s[32], pid_s[32];
         snprintf(run_s, sizeof run_s, "%lld", (long long)run_id);
@@ -435,7 +370,7 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
         if (control) { args[a++] = "--control"; args[a++] = (char *)control; }
         if (problem_id) { args[a++] = "--shape-id"; args[a++] = pid_s; }
         args[a] = NULL;
-        code = run_script(args);
+        code = tb_script_run(args);
     }
     size_t figures = 0;
     if (code == 0) {
@@ -452,7 +387,7 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
         if (!is_file(index)) {
             tb_cli_error("the report script wrote no index.html");
             code = TB_EXIT_FAIL;
-        } else if (got_signal) code = 128 + got_signal;
+        } else if (tb_script_signal()) code = 128 + tb_script_signal();
         else if (chmod(tmp, mode) != 0) {
             tb_cli_error("cannot write '%s': %s", output, strerror(errno));
             code = TB_EXIT_FAIL;

@@ -27,6 +27,17 @@ static void put_md(FILE *f, const char *s)
     }
 }
 
+/* a path as a Markdown link target: bytes other than letters, digits and ._~/- as %XX */
+static void put_url(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '.' || *p == '_' || *p == '~' || *p == '/' || *p == '-')
+            fputc(*p, f);
+        else fprintf(f, "%%%02X", *p);
+    }
+}
+
 static void put_xml(FILE *f, const char *in)
 {
     char s[2048];
@@ -148,6 +159,15 @@ int tb_compare_write_markdown(const tb_comparison *c, const tb_compare_label *l,
             if (x->note[0] && x->change != TB_CHANGE_UNCHANGED) { fputs(": ", f); put_md(f, x->note); }
             fputs(" |\n", f);
         }
+    if (l->chart_link && l->chart_link[0]) {
+        fputs("\n![Before/after: the head/base ratio of each variant and shape with its interval](", f);
+        put_url(f, l->chart_link);
+        fputs(")\n", f);
+    } else if (l->chart_file && l->chart_file[0]) {
+        fputs("\nBefore/after chart: ", f);
+        put_md(f, l->chart_file);
+        fputs(" (an SVG, kept with this job's other reports).\n", f);
+    }
     return done(f);
 }
 

@@ -8,10 +8,14 @@
 #include <stdio.h>
 #include "report/compare.h"
 
-/* What the report calls itself ("gate", "compare") and the one-line cost, or "". */
+/* What the report calls itself ("gate", "compare") and the one-line cost, or "". The Markdown
+ * also points to the before/after chart (--chart) when one was drawn: as an image when
+ * chart_link is set (a path relative to the Markdown file, percent-encoded here), else by its
+ * file name when chart_file is (standard output, $GITHUB_STEP_SUMMARY). */
 typedef struct tb_compare_label {
     const char *command;
     const char *cost;
+    const char *chart_link, *chart_file;
 } tb_compare_label;
 
 int tb_compare_write_table(const tb_comparison *c, const tb_compare_label *l, FILE *f);

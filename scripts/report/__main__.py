@@ -5,6 +5,7 @@ inline and the numbers behind each as a table.
 
     python3 -B scripts/report --db FILE --run ID --output DIR --ranks FILE --tilebench EXE
                               [--compare RUN [--control NAME]] [--shape-id PROBLEM]
+    python3 -B scripts/report chart --json FILE --output CHART.svg --title TEXT   (report_chart.py)
 
 --ranks is the ranking tilebench computed (report/rank.c, as show prints it), --tilebench the
 binary that runs `tilebench compare` for --compare, so the before/after figures are the gate's.
@@ -193,6 +194,15 @@ def build(args):
 
 def main(argv):
     signal.signal(signal.SIGINT, signal.SIG_DFL)   # stopped by tilebench: quietly
+    if argv[:1] in (["chart"], ["check"]):         # one figure alone (report_chart.py)
+        import report_chart
+        try:
+            report_chart.main(argv)
+        except Exception as e:      # a bug: one line
+            if os.environ.get("TILEBENCH_REPORT_DEBUG"):
+                traceback.print_exc()
+            die(f"the chart script failed: {type(e).__name__}: {e}", 1)
+        return
     args = parse(argv)
     try:
         import matplotlib  # noqa: F401

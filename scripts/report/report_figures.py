@@ -580,7 +580,7 @@ def clock(d, p, labels, colours, path, max_rows=6000):
 CHANGE_COLOUR = {"slower": "#c0392b", "faster": "#2471a3", "unchanged": "#7f7f7f", "control": "#000000"}
 
 
-def compare(doc, labels, path, base_run, head_run):
+def compare(doc, labels, path, base_run, head_run, what=None):
     """Each (variant, shape) both runs timed: the ratio of median times after / before with its
     95 % bootstrap interval as tilebench compare computed it (the gate's statistic), coloured by
     its class; the band is the threshold. Rows without a ratio (new, removed, newly invalid...)
@@ -602,7 +602,7 @@ def compare(doc, labels, path, base_run, head_run):
                       str(r.get("change")) + (" (FAIL)" if r.get("fails") else ""), str(r.get("note") or "")])
         if isinstance(ratio, (int, float)) and isinstance(r.get("lo"), (int, float)):
             pts.append(r)
-    title = f"Before/after: run {head_run} against run {base_run}"
+    title = f"Before/after: {what or f'run {head_run} against run {base_run}'}"
     if not pts:
         return Figure(None, title, "", head, table, note="no (variant, shape) was timed in both runs")
     n = len(pts)
@@ -624,7 +624,7 @@ def compare(doc, labels, path, base_run, head_run):
     ax.invert_yaxis()
     ax.set_xlabel("median time after / before   (> 1: slower; grey band: the threshold, "
                   f"\u00b1{thr * 100:g} %; whiskers: 95 % bootstrap interval)")
-    what = f"run {head_run} against run {base_run}" + (f", each divided by {ctl}'s ratio" if ctl else "")
+    what = (what or f"run {head_run} against run {base_run}") + (f", each divided by {ctl}'s ratio" if ctl else "")
     ax.set_title(f"Before/after: {what}", loc="left")
     present = [c for c in ("slower", "faster", "unchanged", "control") if any(r.get("change") == c for r in pts)]
     names = {"control": f"control ({ctl}): its own ratio, the drift divided out"}
