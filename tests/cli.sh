@@ -291,5 +291,70 @@ for p in $(cat "$FAKE_PIDS" 2>/dev/null); do kill -0 "$p" 2>/dev/null && alive="
 [ $rc != 0 ] && [ -s "$FAKE_PIDS" ] && [ -z "$alive" ] && grep -q "no variant matches" <<<"$out" && ok cli-9.3 ||
     bad cli-9.3 "exit $rc, early worker pids $(cat "$FAKE_PIDS" 2>/dev/null), still alive:$alive; $out"
 
+# 10. scale out without a GPU (issue 21): --plan-only records every item as planned; --shard I/N
+# partitions the shapes so N jobs cover each exactly once; a planned run is measured by --resume
+# (here by a scripted worker that answers every job with made-up results)
+pl="$tmp/plan"; mkdir -p "$pl"
+vs=(--variants "$TB_VARIANTS/cublaslt.so" --variants "$TB_VARIANTS/simt_naive.so")
+out=$("$TB" sweep "${vs[@]}" --shapes square,llm,odd --plan-only --no-progress --db "$pl/all.db" 2>&1); rc=$?
+items() { /usr/bin/python3 -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+for r in c.execute("SELECT v.name, p.m, p.n, p.k, p.batch, m.status FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN problems p ON p.id = m.problem_id"):
+    print(*r)' "$1"; }
+nall=$(items "$pl/all.db" | grep -c ' planned$')
+nsh=$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM problems").fetchone()[0])' "$pl/all.db")
+[ $rc = 0 ] && [ "$nall" = $((2 * nsh)) ] && [ "$nsh" -gt 40 ] && grep -q "2 variants x $nsh shapes = $nall items" <<<"$out" \
+    && [ "$(/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT status FROM runs").fetchone()[0], c.execute("SELECT count(*) FROM environment").fetchone()[0])' "$pl/all.db")" = "planned 0" ] \
+    && ok cli-10.1 || bad cli-10.1 "exit $rc, $nall planned items for $nsh shapes: $out"
+"$TB" show --db "$pl/all.db" | grep -q ' planned: to be measured: tilebench sweep --resume 1' \
+    && [ "$("$TB" export --db "$pl/all.db" --format json | /usr/bin/python3 -c 'import json,sys; print(sorted({r["status"] for r in json.load(sys.stdin)["results"]}))')" = "['planned']" ] \
+    && ok cli-10.2 || bad cli-10.2 "show/export do not list the planned items"
+for n in 1 4 7; do
+    for i in $(seq 0 $((n - 1))); do
+        "$TB" sweep "${vs[@]}" --shapes square,llm,odd --plan-only --shard $i/$n --no-progress --db "$pl/s$n-$i.db" 2>/dev/null || bad cli-10.3 "shard $i/$n exited $?"
+    done
+    got=$(for i in $(seq 0 $((n - 1))); do items "$pl/s$n-$i.db"; done | sort)
+    [ -n "$got" ] && [ "$got" = "$(items "$pl/all.db" | sort)" ] && [ -z "$(uniq -d <<<"$got")" ] && ok "cli-10.3 ($n shards)" \
+        || bad cli-10.3 "$n shards do not cover the plan exactly once: $(diff <(echo "$got") <(items "$pl/all.db" | sort) | head -3)"
+done
+run cli-10.4 2 "invalid value '4/4' for --shard (I/N: 0 <= I < N <= 4096)" "$TB" sweep --plan-only --shard 4/4 --db "$pl/bad.db"
+run cli-10.5 2 "invalid value 'x' for --shard" "$TB" sweep --plan-only --shard x --db "$pl/bad.db"
+[ ! -e "$pl/bad.db" ] && ok cli-10.6 || bad cli-10.6 "a refused --shard created the database"
+run cli-10.7 2 "--resume takes the run's own options" "$TB" sweep --db "$pl/all.db" --resume 1 --shard 0/2
+out=$("$TB" sweep "${vs[@]}" --shapes 512x512x512,1024x1024x1024 --plan-only --shard 5/6 --no-progress --db "$pl/empty.db" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "= 0 items (shard 5/6: 0 of 2 shapes)" <<<"$out" && ok cli-10.8 || bad cli-10.8 "an empty shard: exit $rc: $out"
+# the scripted worker: probe runs the real one; measure reports a fake GPU and answers each job
+cat > "$tmp/plan_worker" <<'PYEOF'
+#!/usr/bin/python3
+import json, os, sys
+if sys.argv[1:2] != ["measure"]:
+    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + sys.argv[1:])
+out = os.fdopen(3, "w", buffering=1)
+say = lambda **o: print(json.dumps(o), file=out)
+if "--device" in sys.argv:
+    say(type="env", gpu_name="fake GPU", gpu_uuid="GPU-e0e0e0e0-0000-0000-0000-000000000000", cc_major=9, cc_minor=0, sm_count=132)
+line = sys.stdin.readline()
+if not line:
+    sys.exit(0)
+job = json.loads(line)
+with open(os.environ["PLAN_JOBS"], "a") as f:
+    f.write(f'{job["problem"]["m"]}x{job["problem"]["n"]}x{job["problem"]["k"]} {len(job["variants"])}\n')
+say(type="ready")
+for v in job["variants"]:
+    say(type="begin", variant=v["name"])
+    say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=1.0, n_samples=3,
+        samples_ms=[1.0, 1.0, 1.0], samples_clock_mhz=[1980, 1980, 1980], method="cold", stop_reason="scripted")
+say(type="done")
+PYEOF
+chmod +x "$tmp/plan_worker"
+cp "$pl/s4-2.db" "$pl/r.db"
+want=$(items "$pl/r.db" | sed 's/ planned$/ ok/' | sort)
+out=$(PLAN_JOBS="$pl/jobs" TILEBENCH_WORKER="$tmp/plan_worker" "$TB" sweep --db "$pl/r.db" --resume 1 --no-progress --quiet 2>&1); rc=$?
+got=$(items "$pl/r.db" | sort)
+[ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(wc -l < "$pl/jobs")" = "$(cut -d' ' -f2-4 <<<"$want" | sort -u | wc -l)" ] \
+    && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; c=sqlite3.connect(sys.argv[1]); r=c.execute("SELECT status, options_json FROM runs").fetchone(); print(r[0], json.loads(r[1])["shard"])' "$pl/r.db")" = "complete 2/4" ] \
+    && ok cli-10.9 || bad cli-10.9 "exit $rc; resuming the planned shard measured $(grep -c ' ok$' <<<"$got") of $(wc -l <<<"$want") items, jobs: $(tr '\n' ';' < "$pl/jobs" 2>/dev/null); $out"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

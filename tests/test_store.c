@@ -602,6 +602,9 @@ int main(void)
         TB_CHECK(raw_int(p, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'phases_json'") == 1);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM calibration") == 0);
         TB_CHECK(raw_int(p, "SELECT count(*) FROM metrics") == 1);
+        /* schema 5: the run that was there got a uid of 32 hex digits */
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE length(uid) = 32 AND uid GLOB '[0-9a-f]*' "
+                            "AND uid NOT GLOB '*[^0-9a-f]*'") == 1);
         s = NULL;
         TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_OK);   /* now readable */
         tb_store_close(s);
@@ -635,7 +638,14 @@ int main(void)
         TB_CHECK(tb_store_run_get(s, a, &r, msg, sizeof msg) == TB_OK);
         TB_CHECK(strcmp(r.status, "complete") == 0 && strlen(r.ended_at) == 20);
         TB_CHECK(tb_store_run_set_status(s, a, "interrupted", msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_run_set_status(s, a, "planned", msg, sizeof msg) == TB_OK);
         tb_store_close(s);
+        /* every run has its own uid (merge's identity of a run), 32 hex digits, unique */
+        const char *p = at("runs.db");
+        TB_CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = 32 AND "
+                            "uid NOT GLOB '*[^0-9a-f]*'") == 2);
+        TB_CHECK(raw_exec(p, "UPDATE runs SET uid = (SELECT uid FROM runs ORDER BY id LIMIT 1)")
+                 != SQLITE_OK);   /* the unique index refuses a duplicate */
     }
 
     TB_CASE("store-4.2", "runs: unknown id and unknown status are refused") {

@@ -7,6 +7,7 @@
 #include "cli/run.h"
 #include "cli/progress.h"
 #include "driver/catalog.h"
+#include "driver/shard.h"
 #include "common/stop.h"
 #include "report/show.h"
 #include "store/store.h"
@@ -75,25 +76,34 @@ static void help(void)
 "                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
 "storage and output:\n"
 "  --db FILE           database (default " TB_DEFAULT_DB ")\n"
-"  --resume RUN        finish run RUN (a killed or interrupted sweep) with its own options\n"
+"  --resume RUN        finish run RUN (a killed, interrupted or planned sweep) with its own\n"
+"                      options\n"
+"scale out (README, \"Sweeping on a cluster\"):\n"
+"  --shard I/N         measure only shard I (0 .. N-1) of the shapes: N jobs with the same\n"
+"                      options cover every shape exactly once; combine their databases with\n"
+"                      tilebench merge\n"
+"  --plan-only         no GPU needed: record every item (variant x shape) with status\n"
+"                      'planned' and stop; 'tilebench sweep --resume RUN' measures them\n"
 "  --quiet             no table at the end      --no-progress  plain lines, no bar\n"
 "\n"
 "examples:\n"
 "  tilebench sweep --shapes square\n"
 "  tilebench sweep --filter 'mma_sync*' --filter cublaslt --shapes 4096x4096x4096\n"
-"  tilebench sweep --variants ./my_gemm.so --shapes smoke,1000x1000x1000\n");
+"  tilebench sweep --variants ./my_gemm.so --shapes smoke,1000x1000x1000\n"
+"  tilebench sweep --shapes square,llm --shard 3/8 --db shard-3.db\n");
 }
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT], *shp[TB_CLI_MAX_REPEAT];
     size_t nvp, ninc, nexc, nshp;
     const char *db;
     long long resume;
-    int quiet, progress, explicit_opts;
+    int quiet, progress, explicit_opts, plan_only;
+    int shard_i, shard_n;     /* --shard I/N; shard_n 0: every shape */
     char stop_user[256];
     tb_sweep_opts o;
 } sweep_cli;
@@ -152,6 +162,11 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "pace", s->pace);
     cJSON_AddStringToObject(o, "metrics", s->metrics);
     cJSON_AddNumberToObject(o, "pad", s->pad);
+    if (c->shard_n) {   /* a resumed shard measures its own shapes, never the whole set */
+        char sh[32];
+        snprintf(sh, sizeof sh, "%d/%d", c->shard_i, c->shard_n);
+        cJSON_AddStringToObject(o, "shard", sh);
+    }
     char *r = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return r;
@@ -198,8 +213,11 @@ static int options_from_json(const char *js, sweep_cli *c)
     s->no_energy = (int)tb_json_num(o, "no_energy", 0);
     s->pace = tb_json_num(o, "pace", 0);
     snprintf(s->metrics, sizeof s->metrics, "%s", tb_json_str(o, "metrics", ""));
+    const char *sh = tb_json_str(o, "shard", "");
+    char m2[TB_MSG_LEN];
+    int bad = sh[0] && tb_shard_parse(sh, &c->shard_i, &c->shard_n, m2, sizeof m2) != TB_OK;
     cJSON_Delete(o);
-    return 0;
+    return bad ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, sweep_cli *c)
@@ -217,7 +235,8 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
         { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
         { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
-        { "sanitize", optional_argument, 0, O_SANITIZE },
+        { "sanitize", optional_argument, 0, O_SANITIZE }, { "shard", required_argument, 0, O_SHARD },
+        { "plan-only", no_argument, 0, O_PLAN },
         { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
         { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
         { "no-energy", no_argument, 0, O_NOENERGY }, { "pace", required_argument, 0, O_PACE }, { "metrics", required_argument, 0, O_METRICS }, { "quiet", no_argument, 0, O_QUIET },
@@ -229,7 +248,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     opterr = 0;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch >= O_TIMEOUT && ch <= O_SANITIZE) c->explicit_opts = 1;
+        if (ch >= O_TIMEOUT && ch <= O_PLAN) c->explicit_opts = 1;
         if (ch == O_VARIANTS || ch == O_FILTER || ch == O_EXCLUDE || ch == O_SHAPES) c->explicit_opts = 1;
         switch (ch) {
         case O_VARIANTS: if (tb_cli_push(c->vp, &c->nvp, TB_CLI_MAX_REPEAT, strdup(optarg), "--variants")) return 2; break;
@@ -296,6 +315,12 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
                 return tb_cli_error("invalid value '%s' for --sanitize (memcheck, racecheck)", optarg);
             snprintf(c->o.sanitize, sizeof c->o.sanitize, "%s", optarg ? optarg : "memcheck");
             break;
+        case O_SHARD: {
+            char m2[TB_MSG_LEN];
+            if (tb_shard_parse(optarg, &c->shard_i, &c->shard_n, m2, sizeof m2)) return tb_cli_error("%s", m2);
+            break;
+        }
+        case O_PLAN: c->plan_only = 1; break;
         case O_QUIET: c->quiet = 1; break;
         case O_NOPROG: c->progress = 0; break;
         case O_HELP: case 'h': help(); return -1;
@@ -388,18 +413,21 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
                                 "/usr/local/cuda/bin; set TILEBENCH_SANITIZER)");
     }
 
-    /* 2. a GPU */
+    /* 2. a GPU (a plan needs none) */
     tb_environment env;
+    memset(&env, 0, sizeof env);
     tb_phases ph;
     memset(&ph, 0, sizeof ph);
     double tp = tb_progress_now_s();
-    if ((rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
+    if (!c.plan_only && (rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
 
-    /* 3. the variants: probe, select, SASS for this GPU */
+    /* 3. the variants: probe, select, SASS for this GPU (a plan keeps every variant: which
+     * run on the GPU is decided when the plan is measured) */
     tb_catalog cat;
     memset(&cat, 0, sizeof cat);
     if ((rc = tb_cli_catalog_add(paths, &cat, files, nfiles, ""))) return rc;
-    if ((rc = tb_cli_catalog_finish(&cat, &env, c.inc, c.ninc, c.exc, c.nexc))) return rc;
+    if ((rc = tb_cli_catalog_finish(&cat, c.plan_only ? NULL : &env, c.inc, c.ninc, c.exc, c.nexc)))
+        return rc;
     ph.s[TB_PH_PROBE] = tb_progress_now_s() - tp;
 
     /* 4. the store: now it may be created */
@@ -408,6 +436,16 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         return tb_cli_error("%s", msg);
     }
     int *skip = calloc(shapes.n ? shapes.n : 1, sizeof *skip);
+    size_t mine = shapes.n;   /* the shapes this job measures: its shard's */
+    if (c.shard_n) {
+        int *owner = calloc(shapes.n ? shapes.n : 1, sizeof *owner);
+        tb_shard_assign(&shapes, c.shard_n, owner);
+        mine = 0;
+        for (size_t s = 0; s < shapes.n; s++)
+            if (owner[s] != c.shard_i) skip[s] = 1;
+            else mine++;
+        free(owner);
+    }
     int64_t run_id;
     if (c.resume) {
         run_id = c.resume;
@@ -434,13 +472,15 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         size_t nrows = 0;
         if (rc == TB_OK) rc = tb_store_results(st, run_id, &rows, &nrows, msg, sizeof msg);
         for (size_t s = 0; rc == TB_OK && s < shapes.n; s++) {
+            if (skip[s]) continue;   /* another shard's */
             tb_problem_info pi;
             tb_sweep_problem(&shapes.v[s], &c.o, &pi);
             if ((rc = tb_store_put_problem(st, &pi, msg, sizeof msg))) break;
-            size_t have = 0;
-            for (size_t r = 0; r < nrows; r++) if (rows[r].p.id == pi.id) have++;
+            size_t have = 0, any = 0;   /* measured; measured or planned */
+            for (size_t r = 0; r < nrows; r++)
+                if (rows[r].p.id == pi.id) { any++; have += rows[r].m.status != TB_STATUS_PLANNED; }
             if (have >= cat.n) skip[s] = 1;
-            else if (have) rc = tb_store_delete_problem_measurements(st, run_id, pi.id, msg, sizeof msg);
+            else if (any) rc = tb_store_delete_problem_measurements(st, run_id, pi.id, msg, sizeof msg);
         }
         free(rows);
         if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "running", msg, sizeof msg);
@@ -452,7 +492,26 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         if (rc) goto fail;
     }
 
-    /* 5. measure */
+    /* 5. a plan: every item recorded as planned, nothing measured */
+    if (c.plan_only) {
+        rc = tb_sweep_plan(st, run_id, &c.o, &cat, &shapes, skip, msg, sizeof msg);
+        if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "planned", msg, sizeof msg);
+        if (rc) goto fail;
+        char sh[48] = "";
+        if (c.shard_n) snprintf(sh, sizeof sh, " (shard %d/%d: %zu of %zu shapes)", c.shard_i, c.shard_n,
+                                mine, shapes.n);
+        fprintf(stderr, "run %lld planned in %s: %zu variants x %zu shapes = %zu items%s; measure "
+                "them with: tilebench sweep --db %s --resume %lld\n", (long long)run_id, db, cat.n,
+                mine, cat.n * mine, sh, db, (long long)run_id);
+        tb_store_close(st);
+        tb_catalog_free(&cat);
+        tb_shapes_free(&shapes);
+        free(skip);
+        free(run);
+        return 0;
+    }
+
+    /* 6. measure */
     double took = 0;
     ph.s[TB_PH_STARTUP] = tb_progress_now_s() - t_start - ph.s[TB_PH_PROBE];
     rc = tb_cli_run_measure(st, run_id, paths, &c.o, &cat, &shapes, skip, c.progress, c.quiet,

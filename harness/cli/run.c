@@ -65,7 +65,7 @@ int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc
                           char **exc, size_t nexc)
 {
     char msg[TB_MSG_LEN];
-    for (size_t i = 0; i < cat->n;) {
+    for (size_t i = 0; env && i < cat->n;) {
         char why[256];
         if (!tb_sass_runs_on(cat->v[i].sass, env->cc_major, env->cc_minor, why, sizeof why))
             tb_catalog_refuse(cat, i, why);

@@ -20,8 +20,8 @@ int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
 /* Add the variants of files (expanded paths; freed here) to cat under namespace ns ("" none). */
 int tb_cli_catalog_add(const tb_paths *paths, tb_catalog *cat, char **files, size_t nfiles,
                        const char *ns);
-/* Refuse what cannot run on env's GPU (SASS), print every refusal as a warning, keep what the
- * globs select. On failure cat is freed. */
+/* Refuse what cannot run on env's GPU (SASS; env NULL: no GPU, nothing refused), print every
+ * refusal as a warning, keep what the globs select. On failure cat is freed. */
 int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc, size_t ninc,
                           char **exc, size_t nexc);
 /* A new run in st: its command line (argv), options (JSON text) and variants. TB_OK or a TB_E*

@@ -55,6 +55,7 @@ static const char *const status_names[] = {
     [TB_STATUS_UNSUPPORTED] = "unsupported",
     [TB_STATUS_ERROR] = "error",
     [TB_STATUS_SKIPPED] = "skipped",
+    [TB_STATUS_PLANNED] = "planned",
 };
 
 static const char *const disposition_names[] = {

@@ -96,7 +96,8 @@ typedef struct tb_problem_info {
 /* Did it run (status) is kept apart from is it right (disposition), as cutlass_profiler. */
 typedef enum tb_status {
     TB_STATUS_OK = 0, TB_STATUS_CRASHED, TB_STATUS_TIMEOUT, TB_STATUS_UNSUPPORTED,
-    TB_STATUS_ERROR, TB_STATUS_SKIPPED
+    TB_STATUS_ERROR, TB_STATUS_SKIPPED,
+    TB_STATUS_PLANNED   /* recorded by sweep --plan-only: to be measured (sweep --resume) */
 } tb_status;
 
 typedef enum tb_disposition {

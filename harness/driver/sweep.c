@@ -423,3 +423,27 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     free(mid);
     return rc;
 }
+
+int tb_sweep_plan(tb_store *st, int64_t run_id, const tb_sweep_opts *o, const tb_catalog *cat,
+                  const tb_shape_list *shapes, const int *skip, char *msg, size_t len)
+{
+    int rc = TB_OK;
+    for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
+        if (skip && skip[s]) continue;
+        tb_problem_info pi;
+        tb_sweep_problem(&shapes->v[s], o, &pi);
+        rc = tb_store_put_problem(st, &pi, msg, len);
+        for (size_t i = 0; rc == TB_OK && i < cat->n; i++) {
+            tb_measurement m;
+            tb_measurement_init(&m);
+            m.status = TB_STATUS_PLANNED;
+            m.run_id = run_id;
+            m.variant_id = cat->v[i].id;
+            m.problem_id = pi.id;
+            snprintf(m.reason, sizeof m.reason, "to be measured: tilebench sweep --resume %lld",
+                     (long long)run_id);
+            rc = tb_store_put_measurement(st, &m, msg, len);
+        }
+    }
+    return rc;
+}

@@ -31,4 +31,9 @@ void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info
 int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
                  const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                  const tb_sweep_report *rep, char *msg, size_t len);
+
+/* A plan instead of a measurement (sweep --plan-only): one measurement of status planned per
+ * variant and shape not skipped, nothing run. TB_OK, or TB_EDB when the store failed. */
+int tb_sweep_plan(tb_store *st, int64_t run_id, const tb_sweep_opts *o, const tb_catalog *cat,
+                  const tb_shape_list *shapes, const int *skip, char *msg, size_t len);
 #endif

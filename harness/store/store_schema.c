@@ -173,6 +173,13 @@ static const char *const migrations[] = {
     /* 4: where a run's wall time went (common/phases.h), as JSON; NULL for older runs */
     "ALTER TABLE runs ADD COLUMN phases_json TEXT;\n"
     "PRAGMA user_version = 4;\n",
+
+    /* 5: a run's identity across databases (merge: a run already merged is not merged again);
+     * 128 random bits, given to the runs that exist when migrating */
+    "ALTER TABLE runs ADD COLUMN uid TEXT;\n"
+    "UPDATE runs SET uid = lower(hex(randomblob(16)));\n"
+    "CREATE UNIQUE INDEX runs_uid ON runs (uid);\n"
+    "PRAGMA user_version = 5;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -184,7 +191,8 @@ static const char *const tables_v1[] = {"runs", "environment", "variants", "prob
 static const char *const tables_v2[] = {"metrics", NULL};
 static const char *const tables_v3[] = {"calibration", NULL};
 static const char *const tables_v4[] = {NULL};   /* a column of runs, no table */
-static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4};
+static const char *const tables_v5[] = {NULL};   /* a column of runs, no table */
+static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4, tables_v5};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 

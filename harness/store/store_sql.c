@@ -39,7 +39,7 @@
     "sm_clock_mhz, method"
 
 static const char *const sql[Q_COUNT] = {
-    [Q_RUN_INSERT] = "INSERT INTO runs (" RUN_COLS ") VALUES (?,?,?,?,?,?,?)",
+    [Q_RUN_INSERT] = "INSERT INTO runs (" RUN_COLS ", uid) VALUES (?,?,?,?,?,?,?, lower(hex(randomblob(16))))",
     [Q_RUN_END] = "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?",
     [Q_RUN_STATUS] = "UPDATE runs SET status = ? WHERE id = ?",
     [Q_RUN_GET] = "SELECT id, " RUN_COLS ", phases_json FROM runs WHERE id = ?",

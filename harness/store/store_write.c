@@ -63,7 +63,7 @@ static int check_writable(tb_store *s, char *msg, size_t len)
 
 static int valid_run_status(const char *st)
 {
-    static const char *const ok[] = {"running", "complete", "interrupted", "failed"};
+    static const char *const ok[] = {"running", "complete", "interrupted", "failed", "planned"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (st && strcmp(st, ok[i]) == 0) return 1;
     return 0;
