@@ -123,6 +123,37 @@ int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t l
 int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,
                                 int *found, char *msg, size_t len);
 
+/* Merging databases (store_merge.c; tilebench merge): the runs of one file copied into
+ * another, each run once, recognised by runs.uid (schema 5). What one merge of an input did. */
+typedef struct tb_merge_counts {
+    long long runs;           /* runs copied */
+    long long runs_present;   /* runs skipped: the target has their uid already */
+    long long measurements, samples, metrics;   /* rows copied with those runs */
+    long long calibrations;   /* calibration rows copied (equal rows are not copied twice) */
+    int is_target;            /* 1: the input is the target file itself; nothing was done */
+} tb_merge_counts;
+
+/* May the file in be merged into the database at target_path (which need not exist yet)?
+ * Reads in, writes nothing anywhere. TB_OK when it is a tilebench database at this build's
+ * schema version whose every run has a uid, and also (with *is_target = 1, in not opened)
+ * when in is the file at target_path under any name (same device and inode). Otherwise
+ * TB_EDB or TB_EUSAGE and msg names the file: no such file, a directory, not a tilebench
+ * database, a newer schema (both versions named), an older one (run 'tilebench migrate
+ * --db IN' first: without uids a later merge could not recognise its runs). */
+int tb_store_merge_check(const char *in, const char *target_path, int *is_target, char *msg,
+                         size_t len);
+
+/* Copy into out (opened writable) every run of the file in whose uid out lacks, with its
+ * environment, variants, measurements and all their samples and metrics; the problems they
+ * use (found by their unique key, inserted when missing); and in's calibration rows that
+ * out has no equal of. New ids are given in out; in is opened read-only and read as one
+ * snapshot. All of it in one transaction of out: on failure (TB_EDB, TB_EIO, TB_ENOMEM,
+ * TB_EINTERNAL, msg set) nothing of in was written and out is as it was. Fills *counts
+ * (zeroed first); in being out's own file is TB_OK with counts->is_target = 1 and nothing
+ * done. Merging the same file again copies nothing. */
+int tb_store_merge(tb_store *out, const char *in, tb_merge_counts *counts, char *msg,
+                   size_t len);
+
 /* For tests only: create a new database at path (which must not exist) by applying the
  * migration steps 1..version and no further, as an older tilebench would have left it.
  * TB_EUSAGE if version is not in 1..TB_SCHEMA_VERSION or path exists. */
