@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 need=(cmake make pkg-config gcc g++ libsqlite3-dev libcjson-dev libssl-dev libcurl4-openssl-dev
       libmicrohttpd-dev python3 python3-yaml python3-jsonschema python3-matplotlib libxml2-utils curl chromium wrk
-      postgresql libpq-dev)
+      postgresql libpq-dev slurm-wlm)
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

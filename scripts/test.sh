@@ -15,6 +15,11 @@ failed=$(grep -cE '\*\*\*(Failed|Timeout|Exception)|\(Failed\)' "$log" || true)
 echo
 echo "tests: $total run, $((total - skipped - failed)) passed, $skipped skipped, $failed failed"
 if [ "$skipped" -gt 0 ]; then
-    echo "tests: the $skipped skipped are GPU tests (label gpu): this was NOT a full run; run them on a machine with an NVIDIA GPU"
+    gpu=$(ctest --test-dir "$build" -N -L gpu 2>/dev/null | grep -oE 'Test +#[0-9]+: [A-Za-z0-9_]+' | awk '{print $3}')
+    names=$(grep -E '\*\*\*Skipped' "$log" | grep -oE 'Test +#[0-9]+: [A-Za-z0-9_]+' | awk '{print $3}')
+    ngpu=$(grep -cxF -f <(printf '%s\n' $gpu) <<<"$names" || true)
+    [ "$ngpu" -gt 0 ] && echo "tests: $ngpu of the skipped are GPU tests (label gpu): this was NOT a full run; run them on a machine with an NVIDIA GPU"
+    others=$(grep -vxF -f <(printf '%s\n' $gpu) <<<"$names" | tr '\n' ' ')
+    [ -n "${others// /}" ] && echo "tests: also skipped (each says why in its output): $others"
 fi
 exit "$rc"

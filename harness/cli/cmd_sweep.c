@@ -503,12 +503,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         fprintf(stderr, "run %lld planned in %s: %zu variants x %zu shapes = %zu items%s; measure "
                 "them with: tilebench sweep --db %s --resume %lld\n", (long long)run_id, db, cat.n,
                 mine, cat.n * mine, sh, db, (long long)run_id);
-        tb_store_close(st);
-        tb_catalog_free(&cat);
-        tb_shapes_free(&shapes);
-        free(skip);
-        free(run);
-        return 0;
+        goto done;
     }
 
     /* 6. measure */
@@ -532,6 +527,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     char line[512];
     fprintf(stderr, "run %lld stored in %s (%.0f s)\ntime: %s\n", (long long)run_id, db, took,
             tb_phases_format(&ph, line, sizeof line));
+done:
     tb_store_close(st);
     tb_catalog_free(&cat);
     tb_shapes_free(&shapes);

@@ -2,12 +2,14 @@
  * docs/schema.md). Owns struct tb_store, the names of the prepared statements, and the small
  * helpers that more than one of the store's files uses (tbs_ prefix).
  *
- * The store is four files, one module with store.h and this header:
+ * The store is six files, one module with store.h and this header:
  *   store_schema.c  the schema (migrations[] is its whole history); open, inspect, migrate,
  *                   close
  *   store_sql.c     the SQL text of every statement, and the helpers declared below
  *   store_write.c   every writer: records to rows
  *   store_read.c    every reader: rows to records
+ *   store_check.c   tilebench check: the file's integrity
+ *   store_merge.c   tilebench merge: the runs of another file copied in, each once (runs.uid)
  *
  * The store owns the database file: only its files include sqlite3.h, and it is the only
  * writer. It owns the schema, the checks that run before anything is written, and the
