@@ -356,5 +356,76 @@ got=$(items "$pl/r.db" | sort)
     && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; c=sqlite3.connect(sys.argv[1]); r=c.execute("SELECT status, options_json FROM runs").fetchone(); print(r[0], json.loads(r[1])["shard"])' "$pl/r.db")" = "complete 2/4" ] \
     && ok cli-10.9 || bad cli-10.9 "exit $rc; resuming the planned shard measured $(grep -c ' ok$' <<<"$got") of $(wc -l <<<"$want") items, jobs: $(tr '\n' ';' < "$pl/jobs" 2>/dev/null); $out"
 
+# 11. several GPUs in one sweep (--devices, issue 21), by a scripted worker: device D is a fake
+# GPU with UUID GPU-...-00D; one slot per listed GPU draws shapes from one queue; a shape's
+# variants are measured together by one worker; each result records its GPU; a slot whose
+# worker fails before measuring (TILEBENCH_TEST_FAIL_SLOT, the hook the real worker has too)
+# twice is taken out and the other finishes its shapes
+cat > "$tmp/dev_worker" <<'PYEOF'
+#!/usr/bin/python3
+import json, os, sys
+a = sys.argv[1:]
+if a[:1] not in (["measure"], ["env"]):
+    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + a)
+out = os.fdopen(3, "w", buffering=1)
+say = lambda **o: print(json.dumps(o), file=out)
+def env(d):
+    name = os.environ.get("DEV_NAME_" + d, "fake GPU")
+    say(type="env", gpu_name=name, gpu_uuid="GPU-e0e0e0e0-0000-0000-0000-%012d" % int(d), cc_major=9, cc_minor=0, sm_count=132)
+dev = a[a.index("--device") + 1] if "--device" in a else None
+if a[0] == "env":
+    env(dev or "0"); sys.exit(0)
+if dev is not None:
+    env(dev)
+line = sys.stdin.readline()
+if not line:
+    sys.exit(0)
+job = json.loads(line)
+slot = job.get("slot", -1)
+d = job["device_uuid"] or str(job["device"])
+with open(os.environ["DEV_JOBS"], "a") as f:
+    f.write(f'{job["problem"]["m"]} device={d} slot={slot} variants={len(job["variants"])}\n')
+hook = os.environ.get("TILEBENCH_TEST_FAIL_SLOT", "")
+if os.environ.get("DEV_FAIL_ALL") or (hook and int(hook) == slot):
+    say(type="fatal", error=f"planted failure of slot {slot}"); sys.exit(3)
+say(type="ready")
+for v in job["variants"]:
+    say(type="begin", variant=v["name"])
+    ms = 1.0 + 0.1 * sum(map(ord, v["name"])) % 7
+    say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=ms, n_samples=3,
+        samples_ms=[ms, ms, ms], samples_clock_mhz=[1980] * 3, method="cold", stop_reason="scripted")
+say(type="done")
+PYEOF
+chmod +x "$tmp/dev_worker"
+dv="$tmp/dev"; mkdir -p "$dv"
+byuuid() { /usr/bin/python3 -c '
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); seen = {}
+for m, name, status, x in c.execute("SELECT p.m, v.name, m.status, m.extra_json FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN problems p ON p.id = m.problem_id"):
+    seen.setdefault(m, set()).add(json.loads(x or "{}").get("gpu_uuid", "-")[-3:] + ":" + status)
+print(" ".join(f"{m}={sorted(s)[0] if len(s) == 1 else sorted(s)}" for m, s in sorted(seen.items())))' "$1"; }
+shp=256x256x256,512x512x512,768x768x768,1024x1024x1024
+out=$(DEV_JOBS="$dv/j1" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/a.db" 2>&1); rc=$?
+got=$(byuuid "$dv/a.db")
+[ $rc = 0 ] && [ "$(items "$dv/a.db" | grep -c ' ok$')" = 8 ] && ! grep -q "\[" <<<"$got" \
+    && grep -q "device=0 " "$dv/j1" && grep -q "device=1 " "$dv/j1" && [ "$(wc -l < "$dv/j1")" = 4 ] \
+    && ! grep -q -- '-:' <<<"$got" && ok cli-11.1 || bad cli-11.1 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j1"); $out"
+out=$(DEV_JOBS="$dv/j2" TILEBENCH_TEST_FAIL_SLOT=1 TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/b.db" 2>&1); rc=$?
+got=$(byuuid "$dv/b.db")
+[ $rc = 0 ] && [ "$got" = "256=000:ok 512=000:ok 768=000:ok 1024=000:ok" ] && grep -q "GPU 1 taken out of this sweep: its worker failed twice in a row" <<<"$out" \
+    && [ "$(grep -c 'slot=1' "$dv/j2")" = 2 ] && ok cli-11.2 || bad cli-11.2 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j2"); $out"
+out=$(DEV_FAIL_ALL=1 DEV_JOBS="$dv/j3" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/c.db" 2>&1); rc=$?
+[ "$(items "$dv/c.db" | grep -c ' error$')" = 8 ] && /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute("SELECT reason FROM measurements").fetchall(); sys.exit(not all("no GPU of --devices left" in x[0] for x in r))' "$dv/c.db" \
+    && ok cli-11.3 || bad cli-11.3 "every GPU failing: exit $rc: $(items "$dv/c.db" | head -3); $out"
+run cli-11.4 2 "--devices mixes GPU models: GPU 0 is fake GPU (sm_90, 132 SMs), GPU 1 is other GPU" env DEV_NAME_1="other GPU" DEV_JOBS="$dv/j4" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes 256x256x256 --devices 0,1 --db "$dv/d.db"
+run cli-11.5 2 "invalid value '0,,1' for --devices" "$TB" sweep --devices 0,,1 --db "$dv/e.db"
+run cli-11.6 2 "invalid value '64' for --devices" "$TB" sweep --devices 64 --db "$dv/e.db"
+run cli-11.7 2 "--device and --devices are one or the other" "$TB" sweep --devices 0,1 --device 1 --db "$dv/e.db"
+[ ! -e "$dv/d.db" ] && [ ! -e "$dv/e.db" ] && ok cli-11.8 || bad cli-11.8 "a refused --devices created a database"
+"$TB" sweep "${vs[@]}" --shapes $shp --plan-only --devices 0,1 --no-progress --db "$dv/p.db" 2>/dev/null
+out=$(DEV_JOBS="$dv/j9" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep --db "$dv/p.db" --resume 1 --no-progress --quiet 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(items "$dv/p.db" | grep -c ' ok$')" = 8 ] && grep -q "device=1 " "$dv/j9" && ok cli-11.9 \
+    || bad cli-11.9 "a plan with --devices resumed: exit $rc: $(tr '\n' ';' < "$dv/j9" 2>/dev/null); $out"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -71,6 +71,10 @@ static void help(void)
 "                      after the first launch the limit is max(S, F x its time) (default 10)\n"
 "  --watchdog-factor F (default 50)\n"
 "  --device N|UUID     CUDA device index (default 0) or UUID (GPU-...)\n"
+"  --devices all|LIST  several GPUs of one model (LIST: indices and UUIDs, comma separated):\n"
+"                      a worker each, drawing shapes from one queue; a shape's variants are\n"
+"                      measured together on one GPU, each result records its GPU's UUID, and\n"
+"                      a GPU whose worker fails twice before measuring is taken out\n"
 "  --exclusive         refuse to measure when other processes use the GPU (default: warn)\n"
 "  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
 "                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
@@ -95,14 +99,15 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_DEVICES, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT], *shp[TB_CLI_MAX_REPEAT];
     size_t nvp, ninc, nexc, nshp;
     const char *db;
     long long resume;
-    int quiet, progress, explicit_opts, plan_only;
+    int quiet, progress, explicit_opts, plan_only, device_given;
+    char devices[512];        /* --devices, as given ("" for none) */
     int shard_i, shard_n;     /* --shard I/N; shard_n 0: every shape */
     char stop_user[256];
     tb_sweep_opts o;
@@ -162,6 +167,7 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "pace", s->pace);
     cJSON_AddStringToObject(o, "metrics", s->metrics);
     cJSON_AddNumberToObject(o, "pad", s->pad);
+    if (c->devices[0]) cJSON_AddStringToObject(o, "devices", c->devices);
     if (c->shard_n) {   /* a resumed shard measures its own shapes, never the whole set */
         char sh[32];
         snprintf(sh, sizeof sh, "%d/%d", c->shard_i, c->shard_n);
@@ -213,6 +219,7 @@ static int options_from_json(const char *js, sweep_cli *c)
     s->no_energy = (int)tb_json_num(o, "no_energy", 0);
     s->pace = tb_json_num(o, "pace", 0);
     snprintf(s->metrics, sizeof s->metrics, "%s", tb_json_str(o, "metrics", ""));
+    snprintf(c->devices, sizeof c->devices, "%s", tb_json_str(o, "devices", ""));
     const char *sh = tb_json_str(o, "shard", "");
     char m2[TB_MSG_LEN];
     int bad = sh[0] && tb_shard_parse(sh, &c->shard_i, &c->shard_n, m2, sizeof m2) != TB_OK;
@@ -236,6 +243,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
         { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
         { "sanitize", optional_argument, 0, O_SANITIZE }, { "shard", required_argument, 0, O_SHARD },
+        { "devices", required_argument, 0, O_DEVICES },
         { "plan-only", no_argument, 0, O_PLAN },
         { "stop", required_argument, 0, O_STOP }, { "method", required_argument, 0, O_METHOD },
         { "l2", required_argument, 0, O_L2 }, { "profile", no_argument, 0, O_PROFILE },
@@ -279,7 +287,14 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             snprintf(c->o.layout, sizeof c->o.layout, "%s", optarg);
             break;
         case O_PAD: if (tb_cli_int("--pad", optarg, 0, 1 << 20, &ll)) return 2; c->o.pad = (int)ll; break;
+        case O_DEVICES:
+            if (strlen(optarg) >= sizeof c->devices || !optarg[0])
+                return tb_cli_error("invalid value '%.64s' for --devices (all, or GPU indices 0-63 "
+                                    "and UUIDs GPU-..., comma separated)", optarg);
+            snprintf(c->devices, sizeof c->devices, "%s", optarg);
+            break;
         case O_DEVICE:
+            c->device_given = 1;
             if (strncmp(optarg, "GPU-", 4) == 0) snprintf(c->o.device_uuid, sizeof c->o.device_uuid, "%s", optarg);
             else if (tb_cli_int("--device", optarg, 0, 63, &ll)) return 2;
             else c->o.device = (int)ll;
@@ -337,6 +352,12 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         char m2[TB_MSG_LEN];
         if (tb_stop_create(c->o.stop, &st, m2, sizeof m2) != TB_OK) return tb_cli_error("%s", m2);
         tb_stop_free(st);
+    }
+    if (c->devices[0] && c->device_given)
+        return tb_cli_error("--device and --devices are one or the other");
+    if (c->devices[0] && c->plan_only) {   /* kept for the run's --resume; checked here */
+        tb_sweep_opts t = c->o;
+        if (tb_cli_devices_parse(c->devices, &t)) return 2;
     }
     if (c->resume && c->explicit_opts)
         return tb_cli_error("--resume takes the run's own options; give only --db, --quiet, --no-progress");
@@ -419,7 +440,9 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     tb_phases ph;
     memset(&ph, 0, sizeof ph);
     double tp = tb_progress_now_s();
-    if (!c.plan_only && (rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
+    if (!c.plan_only && c.devices[0] && (rc = tb_cli_devices(paths, c.devices, &c.o, "sweep", &env)))
+        return rc;
+    if (!c.plan_only && !c.devices[0] && (rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
 
     /* 3. the variants: probe, select, SASS for this GPU (a plan keeps every variant: which
      * run on the GPU is decided when the plan is measured) */

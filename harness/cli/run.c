@@ -9,6 +9,7 @@
 #include "driver/early.h"
 #include "driver/sass.h"
 #include "driver/sweep.h"
+#include "common/nvml.h"
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,98 @@ int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
                     others == 1 ? "s" : "", pids ? pids : "?");
     cJSON_free(pids);
     cJSON_Delete(x);
+    return 0;
+}
+
+/* one item of --devices: an index 0..63 or a UUID (GPU-...), as the worker takes them */
+static int device_item(const char *it, char *out, size_t n)
+{
+    if (!strncmp(it, "GPU-", 4) && strlen(it) > 4 && strlen(it) < n) {
+        for (const char *p = it + 4; *p; p++)
+            if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F') || *p == '-'))
+                return -1;
+        snprintf(out, n, "%s", it);
+        return 0;
+    }
+    char *end;
+    long v = strtol(it, &end, 10);
+    if (!*it || *end || it[0] == '-' || it[0] == '+' || v < 0 || v > 63) return -1;
+    snprintf(out, n, "%ld", v);
+    return 0;
+}
+
+/* "all": every GPU NVML sees, by UUID (the parent has no CUDA to count them with) */
+static int all_devices(tb_sweep_opts *o, char *msg, size_t len)
+{
+    unsigned n = 0;
+    if (tb_nvml_open(msg, len) != TB_OK || tb_nvml_device_count(&n, msg, len) != TB_OK)
+        return -1;
+    for (unsigned i = 0; i < n && o->ndev < TB_MAX_DEVICES; i++) {
+        tb_nvml_dev *d;
+        if (tb_nvml_device_by_index(i, &d, msg, len) != TB_OK ||
+            tb_nvml_uuid(d, o->dev[o->ndev], sizeof o->dev[0]) != TB_OK) return -1;
+        o->ndev++;
+    }
+    return n ? 0 : tb_fail(msg, len, TB_ENOGPU, "NVML sees no GPU");
+}
+
+int tb_cli_devices_parse(const char *spec, tb_sweep_opts *o)
+{
+    o->ndev = 0;
+    if (!strcmp(spec, "all")) return 0;
+    {
+        char *copy = strdup(spec), *save = NULL;
+        for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+            if (o->ndev == TB_MAX_DEVICES || device_item(it, o->dev[o->ndev], sizeof o->dev[0])) {
+                free(copy);
+                return tb_cli_error("invalid value '%s' for --devices (all, or GPU indices 0-63 and "
+                                    "UUIDs GPU-..., comma separated, at most %d)", spec, TB_MAX_DEVICES);
+            }
+            o->ndev++;
+        }
+        free(copy);
+        if (!o->ndev || spec[strlen(spec) - 1] == ',' || spec[0] == ',' || strstr(spec, ",,"))
+            return tb_cli_error("invalid value '%s' for --devices (all, or GPU indices 0-63 and "
+                                "UUIDs GPU-..., comma separated, at most %d)", spec, TB_MAX_DEVICES);
+    }
+    return 0;
+}
+
+int tb_cli_devices(const tb_paths *paths, const char *spec, tb_sweep_opts *o, const char *what,
+                   tb_environment *env)
+{
+    char msg[TB_MSG_LEN];
+    int rc = tb_cli_devices_parse(spec, o);
+    if (rc) return rc;
+    if (!strcmp(spec, "all") && all_devices(o, msg, sizeof msg))
+        return tb_cli_error("--devices all needs NVML to list the GPUs (%s): name them, "
+                            "e.g. --devices 0,1", msg);
+    /* the first GPU through the early worker, as a sweep on one GPU; the others by an env probe,
+     * which must find the same model: a shape's variants meet on one GPU, and a run's rankings
+     * never mix models */
+    if (!strncmp(o->dev[0], "GPU-", 4)) snprintf(o->device_uuid, sizeof o->device_uuid, "%s", o->dev[0]);
+    else { o->device_uuid[0] = 0; o->device = atoi(o->dev[0]); }
+    rc = tb_cli_gpu(paths, o, what, env);
+    if (rc) return rc;
+    snprintf(o->dev_uuid[0], sizeof o->dev_uuid[0], "%s", env->gpu_uuid);
+    for (int k = 1; k < o->ndev; k++) {
+        tb_environment e;
+        if (tb_sweep_probe_env(paths->worker, o->dev[k], &e, msg, sizeof msg) != TB_OK)
+            return tb_cli_error("--devices: GPU %s: %s", o->dev[k], msg);
+        if (strcmp(e.gpu_name, env->gpu_name) || e.cc_major != env->cc_major ||
+            e.cc_minor != env->cc_minor || e.sm_count != env->sm_count)
+            return tb_cli_error("--devices mixes GPU models: GPU %s is %s (sm_%d%d, %d SMs), GPU %s "
+                                "is %s (sm_%d%d, %d SMs); a sweep compares one model: sweep each on "
+                                "its own", o->dev[0], env->gpu_name, env->cc_major, env->cc_minor,
+                                env->sm_count, o->dev[k], e.gpu_name, e.cc_major, e.cc_minor, e.sm_count);
+        snprintf(o->dev_uuid[k], sizeof o->dev_uuid[k], "%s", e.gpu_uuid);
+        for (int j = 0; j < k; j++)
+            if (!strcmp(o->dev_uuid[j], o->dev_uuid[k]) && e.gpu_uuid[0]) {
+                tb_cli_warn("--devices names GPU %s twice: its two workers share it, and each "
+                            "disturbs the other's timing (for tests)", e.gpu_uuid);
+                break;
+            }
+    }
     return 0;
 }
 
@@ -132,8 +225,8 @@ int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, cons
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     if (!r.tty && !quiet)
-        fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s\n", (long long)run_id, cat->n,
-                shapes->n, gpu_name);
+        fprintf(stderr, "run %lld: %zu variants x %zu shapes on %s%s\n", (long long)run_id, cat->n,
+                shapes->n, gpu_name, o->ndev > 1 ? " (several GPUs: --devices)" : "");
     int rc = tb_sweep_run(st, run_id, paths->worker, o, cat, shapes, skip, &rep, msg, len);
     tb_progress_clear(&r);
     if (seconds) *seconds = tb_progress_now_s() - r.t0;

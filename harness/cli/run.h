@@ -17,6 +17,15 @@
  * processes on it. what names the command in the error ("sweep", "gate"). */
 int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
                tb_environment *env);
+/* --devices SPEC ("all": every GPU NVML lists; else indices and GPU-UUIDs, comma separated):
+ * o->ndev and o->dev, each GPU checked (the first as tb_cli_gpu, whose environment lands in
+ * env), all of one model (name, compute capability, SM count), their UUIDs in o->dev_uuid. A
+ * GPU listed twice gets two slots, with a warning. 0, or the exit code with the error printed. */
+int tb_cli_devices(const tb_paths *paths, const char *spec, tb_sweep_opts *o, const char *what,
+                   tb_environment *env);
+/* The syntax of --devices alone (no GPU asked): o->ndev and o->dev ("all": none yet). 0, or 2
+ * with the error printed. */
+int tb_cli_devices_parse(const char *spec, tb_sweep_opts *o);
 /* Add the variants of files (expanded paths; freed here) to cat under namespace ns ("" none). */
 int tb_cli_catalog_add(const tb_paths *paths, tb_catalog *cat, char **files, size_t nfiles,
                        const char *ns);

@@ -1,6 +1,8 @@
 /* sweep.c - the parent's measurement loop (see sweep.h). */
 #define _GNU_SOURCE
 #include "driver/sweep.h"
+#include "driver/sweep_int.h"
+#include "driver/sanitize.h"
 #include "driver/early.h"
 #include "common/nvml.h"
 #include "driver/spawn.h"
@@ -9,6 +11,8 @@
 #include "common/tb.h"
 #include "common/wire.h"
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,324 +107,238 @@ int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *e
     return rc;
 }
 
-typedef struct shape_ctx {
-    int64_t *mid;          /* per variant: the id of its stored measurement on this shape */
-    char (*san)[256];      /* per variant: the sanitizer's verdict, "" when not run */
-    int *san_bad;
-    tb_store *st;
-    int64_t run_id, problem_id;
-    const tb_catalog *cat;
-    const tb_shape *shape;
-    const tb_sweep_report *rep;
-    int *todo;
-    size_t left, *done, total;
-} shape_ctx;
+/* ---- slots: one per GPU of the sweep, each a worker at a time over the shapes --------------- */
 
-/* Add the sanitizer's verdict to a measurement: into extra_json, and as the disposition when
- * it found errors in a variant that otherwise passed. */
-static void merge_sanitize(shape_ctx *sc, int vi, tb_measurement *m)
+typedef struct rep_wrap {
+    sweep_shared *sh;
+    const tb_sweep_report *orig;
+} rep_wrap;
+
+typedef struct slot {
+    sweep_shared *sh;
+    int index;               /* its GPU: o->dev[index] (several GPUs) */
+    tb_sweep_opts o;         /* the sweep's options, on this slot's GPU */
+    rep_wrap wrap;
+    tb_sweep_report rep;     /* the reporter's callbacks, called under the lock */
+    char msg[TB_MSG_LEN];
+} slot;
+
+static void w_warning(void *c, const char *line)
 {
-    if (!sc->san || !sc->san[vi][0]) return;
-    cJSON *x = cJSON_Parse(m->extra_json[0] ? m->extra_json : "{}");
-    if (!x) x = cJSON_CreateObject();
-    cJSON_AddStringToObject(x, "sanitize", sc->san[vi]);
-    char *t = cJSON_PrintUnformatted(x);
-    if (t && strlen(t) < sizeof m->extra_json) snprintf(m->extra_json, sizeof m->extra_json, "%s", t);
-    cJSON_free(t);
-    cJSON_Delete(x);
-    if (sc->san_bad[vi] && m->disposition != TB_DISP_INCORRECT) {
-        m->disposition = TB_DISP_INCORRECT;
-        snprintf(m->rule, sizeof m->rule, "sanitize");
-        snprintf(m->reason, sizeof m->reason, "compute-sanitizer: %s", sc->san[vi]);
-    }
+    rep_wrap *w = c;
+    lk(w->sh);
+    if (w->orig->warning) w->orig->warning(w->orig->ctx, line);
+    ulk(w->sh);
 }
 
-static int store_result(shape_ctx *sc, int vi, tb_measurement *m, char *msg, size_t len)
+static void w_result(void *c, const tb_variant_info *v, const tb_shape *s, const tb_measurement *m,
+                     size_t done, size_t total)
 {
-    merge_sanitize(sc, vi, m);
-    m->run_id = sc->run_id;
-    m->variant_id = sc->cat->v[vi].id;
-    m->problem_id = sc->problem_id;
-    const double t0 = tb_now();
-    int rc = tb_store_put_measurement(sc->st, m, msg, len);
-    if (sc->rep->phases) sc->rep->phases->s[TB_PH_STORE] += tb_now() - t0;
+    rep_wrap *w = c;
+    lk(w->sh);
+    if (w->orig->result) w->orig->result(w->orig->ctx, v, s, m, done, total);
+    ulk(w->sh);
+}
+
+static void w_status(void *c, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total)
+{
+    rep_wrap *w = c;
+    lk(w->sh);
+    if (w->orig->status) w->orig->status(w->orig->ctx, v, s, done, total);
+    ulk(w->sh);
+}
+
+static void slot_warn(slot *sl, const char *fmt, const char *a, const char *b)
+{
+    char w[TB_MSG_LEN + 256];
+    snprintf(w, sizeof w, fmt, a, b);
+    if (sl->rep.warning) sl->rep.warning(sl->rep.ctx, w);
+}
+
+/* One shape on one slot: its problem, the sanitizer pass, workers until every variant has a
+ * result, the counters pass. When the slot's worker failed before measuring with several GPUs
+ * (*failed), what it stored of the shape is deleted, for another slot to measure it whole. */
+static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
+{
+    sweep_shared *sh = sl->sh;
+    const tb_catalog *cat = sh->cat;
+    const tb_sweep_opts *o = &sl->o;
+    char *msg = sl->msg;
+    size_t len = sizeof sl->msg, nv = cat->n ? cat->n : 1;
+    tb_problem_info pi;
+    tb_sweep_problem(&sh->shapes->v[s], o, &pi);
+    lk(sh);
+    int rc = tb_store_put_problem(sh->st, &pi, msg, len);
+    ulk(sh);
     if (rc) return rc;
-    if (sc->mid) sc->mid[vi] = m->id;
-    sc->todo[vi] = 0;
-    sc->left--;
-    (*sc->done)++;
-    if (sc->rep->result) sc->rep->result(sc->rep->ctx, &sc->cat->v[vi], sc->shape, m, *sc->done, sc->total);
-    return TB_OK;
-}
-
-static int fail_rest(shape_ctx *sc, tb_status status, const char *why, char *msg, size_t len)
-{
-    for (size_t i = 0; i < sc->cat->n; i++) {
-        if (!sc->todo[i]) continue;
-        tb_measurement m;
-        tb_measurement_init(&m);
-        m.status = status;
-        snprintf(m.reason, sizeof m.reason, "%s", why);
-        int rc = store_result(sc, (int)i, &m, msg, len);
-        if (rc) return rc;
+    tb_gemm g;
+    problem_gemm(&pi, &g);
+    int *todo = calloc(nv, sizeof *todo), *san_bad = calloc(nv, sizeof *san_bad);
+    char (*san)[256] = o->sanitize[0] ? calloc(nv, sizeof *san) : NULL;
+    int64_t *mid = calloc(nv, sizeof *mid);
+    if (!todo || !san_bad || !mid || (o->sanitize[0] && !san)) {
+        free(todo); free(san_bad); free(san); free(mid);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     }
-    return TB_OK;
-}
-
-/* One worker's life over the variants still to do on this shape. Returns TB_OK when the
- * worker finished or was replaced (the caller loops while sc->left), TB_EINTR, TB_EDB. */
-static int one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
-                      const tb_gemm *g, uint64_t seed, int *env_seen, char *msg, size_t len)
-{
-    char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
-    tb_proc p;
-    const double spawned = tb_now();
-    char dev[80], *env_line = NULL;
-    if (o->device_uuid[0]) snprintf(dev, sizeof dev, "%s", o->device_uuid);
-    else snprintf(dev, sizeof dev, "%d", o->device);
-    int rc = tb_early_worker_take(dev, &p, &env_line) ? TB_OK
-                                                      : tb_proc_start(&p, worker, argv, msg, len);
-    if (rc) {
-        char why[TB_MSG_LEN];
-        snprintf(why, sizeof why, "%s", msg);
-        return fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
+    for (size_t i = 0; i < cat->n; i++) todo[i] = 1;
+    uint64_t seed = o->seed * 1000003ull + (uint64_t)s;   /* the shape's place in the whole list */
+    for (size_t i = 0; san && i < cat->n && !tb_sweep_stop; i++) {
+        if (sl->rep.status) sl->rep.status(sl->rep.ctx, &cat->v[i], &sh->shapes->v[s], sh->done, sh->total);
+        tb_sweep_sanitize_one(sh->worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
     }
-    cJSON *job = tb_worker_job_json(o, g, sc->cat, sc->todo, sc->cat->n, seed);
-    tb_wire_send(p.in_fd, job);
-    cJSON_Delete(job);
-    tb_proc_close_input(&p);
-
-    int current = -1, finished = 0, killed = 0, ready = 0;
-    double per_launch_s = o->timeout_s;
-    double *est = calloc(sc->cat->n ? sc->cat->n : 1, sizeof *est);   /* first launch, s */
-    double deadline = tb_now() + 120.0 + o->timeout_s;   /* CUDA init, allocation */
-    char fatal[TB_MSG_LEN] = "";
-    rc = TB_OK;
-    for (;;) {
-        char *line = env_line;   /* the early worker's environment record, as if it came now */
-        env_line = NULL;
-        int r = line ? 1 : tb_proc_next(&p, deadline, &tb_sweep_stop, &line);
-        if (r == -2) {
-            tb_proc_kill(&p);
-            tb_worker_wait_context_gone(p.pid, sc->rep);
-            tb_proc_free(&p);
-            return TB_EINTR;
-        }
-        if (r == -1) {
-            tb_proc_kill(&p);
-            killed = 1;
-            tb_worker_wait_context_gone(p.pid, sc->rep);
-            if (current >= 0) {
-                tb_measurement m;
-                tb_measurement_init(&m);
-                m.status = TB_STATUS_TIMEOUT;
-                snprintf(m.reason, sizeof m.reason, "no progress for %.1f s (watchdog: the larger "
-                         "of --timeout %.1f s and %.0fx the first launch); worker killed",
-                         per_launch_s, o->timeout_s, o->watchdog_factor);
-                rc = store_result(sc, current, &m, msg, len);
-            } else if (!ready) {
-                rc = fail_rest(sc, TB_STATUS_ERROR, "worker did not become ready in time", msg, len);
-            }   /* else it hung between variants: the caller starts a new one */
-            break;
-        }
-        if (r == 0) break;   /* the worker closed its end: done, crashed or exited */
-        cJSON *obj = cJSON_Parse(line);
-        free(line);
-        if (!obj) continue;
-        const char *type = tb_json_str(obj, "type", "");
-        if (strcmp(type, "env") == 0) {
-            if (!*env_seen) {
-                tb_environment env;
-                if (tb_wire_env_from_json(obj, &env, msg, len) == TB_OK &&
-                    tb_store_put_environment(sc->st, sc->run_id, &env, msg, len) == TB_OK)
-                    *env_seen = 1;
-            }
-        } else if (strcmp(type, "ready") == 0) {
-            ready = 1;
-            if (sc->rep->phases) sc->rep->phases->s[TB_PH_WORKER_START] += tb_now() - spawned;
-            deadline = tb_now() + o->timeout_s;
-        } else if (strcmp(type, "begin") == 0) {
-            current = tb_worker_job_find_variant(sc->cat, tb_json_str(obj, "variant", ""));
-            /* variants take turns: each has its own limit, from its own first launch */
-            per_launch_s = current >= 0 && est[current] > 0
-                ? fmax(o->timeout_s, o->watchdog_factor * est[current]) : o->timeout_s;
-            deadline = tb_now() + per_launch_s;
-            if (current >= 0 && sc->rep->status)
-                sc->rep->status(sc->rep->ctx, &sc->cat->v[current], sc->shape, *sc->done, sc->total);
-        } else if (strcmp(type, "estimate") == 0) {
-            double est_s = tb_json_num(obj, "first_launch_ms", 0) * 1e-3;
-            if (current >= 0) est[current] = est_s;
-            per_launch_s = fmax(o->timeout_s, o->watchdog_factor * est_s);
-            deadline = tb_now() + per_launch_s;
-        } else if (strcmp(type, "progress") == 0) {
-            deadline = tb_now() + per_launch_s;
-        } else if (strcmp(type, "result") == 0) {
-            int vi = tb_worker_job_find_variant(sc->cat, tb_json_str(obj, "variant", ""));
-            tb_measurement m;
-            if (vi >= 0 && sc->todo[vi] &&
-                tb_wire_measurement_from_json(obj, &m, msg, len) == TB_OK) {
-                if (!isnan(m.median_ms) && m.median_ms > 0) {
-                    double fl = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
-                    m.tflops = fl / (m.median_ms * 1e-3) / 1e12;   /* the parent's own figure */
-                }
-                rc = store_result(sc, vi, &m, msg, len);
-                tb_measurement_free_samples(&m);
-                if (rc) { cJSON_Delete(obj); break; }
-            }
-            current = -1;
-            deadline = tb_now() + o->timeout_s;
-        } else if (strcmp(type, "fatal") == 0) {
-            snprintf(fatal, sizeof fatal, "worker failed: %s", tb_json_str(obj, "error", "?"));
-        } else if (strcmp(type, "done") == 0) {
-            finished = 1;
-            const cJSON *ph = cJSON_GetObjectItemCaseSensitive(obj, "phases");
-            char *pt = ph ? cJSON_PrintUnformatted(ph) : NULL;
-            tb_phases wp;
-            char pm[128];
-            if (pt && sc->rep->phases && tb_phases_from_json(pt, &wp, pm, sizeof pm) == TB_OK)
-                for (int i = TB_PH_VALIDATION; i <= TB_PH_ENERGY; i++) sc->rep->phases->s[i] += wp.s[i];
-            cJSON_free(pt);
-        }
-        cJSON_Delete(obj);
+    if (tb_sweep_stop) rc = TB_EINTR;
+    shape_ctx sc = { .sh = sh, .gpu_uuid = sh->multi ? o->dev_uuid[sl->index] : NULL, .mid = mid,
+                     .san = san, .san_bad = san_bad, .st = sh->st, .run_id = sh->run_id,
+                     .problem_id = pi.id, .cat = cat, .shape = &sh->shapes->v[s], .rep = &sl->rep,
+                     .todo = todo, .left = cat->n };
+    int attempts = 0;
+    while (rc == TB_OK && sc.left && !sc.device_failed) {
+        size_t before = sc.left;
+        rc = tb_sweep_one_worker(&sc, sh->worker, o, &g, seed, msg, len);
+        if (rc == TB_OK && !sc.device_failed && sc.left == before && ++attempts >= 3)
+            rc = tb_sweep_fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
     }
-    free(est);
-    if (!killed) tb_proc_wait(&p, 30.0);
-    if (rc == TB_OK && !finished && !killed && sc->left) {
-        char how[128], last[300], why[TB_TEXT_LEN];
-        tb_proc_describe_exit(&p, how, sizeof how);
-        tb_proc_last_log_line(&p, last, sizeof last);
-        tb_worker_wait_context_gone(p.pid, sc->rep);
-        if (current >= 0) {
-            tb_measurement m;
-            tb_measurement_init(&m);
-            m.status = TB_STATUS_CRASHED;
-            snprintf(why, sizeof why, "worker %s%s%s", how, last[0] ? ": " : "", last);
-            snprintf(m.reason, sizeof m.reason, "%s", why);
-            rc = store_result(sc, current, &m, msg, len);
-        } else if (!ready) {
-            /* it never got as far as measuring: whatever stopped it stops every variant */
-            snprintf(why, sizeof why, "%s", fatal[0] ? fatal : "worker ended before measuring");
-            if (!fatal[0]) {
-                size_t n = strlen(why);
-                snprintf(why + n, sizeof why - n, " (%s%s%s)", how, last[0] ? ": " : "", last);
-            }
-            rc = fail_rest(sc, TB_STATUS_ERROR, why, msg, len);
-        }
-        /* else it ended between variants (it exits after a variant left its context
-         * unusable): the caller starts a new worker for the rest */
+    if (rc == TB_OK && sc.device_failed) {
+        lk(sh);
+        rc = tb_store_delete_problem_measurements(sh->st, sh->run_id, pi.id, msg, len);
+        sh->done -= sc.stored;
+        ulk(sh);
+        *failed = 1;
+        snprintf(why, wlen, "%s", sc.fail_why);
+    } else if (rc == TB_OK && o->metrics[0]) {
+        lk(sh);   /* the counters pass writes to the store as it goes */
+        const double t0 = tb_now();
+        rc = tb_sweep_counters_pass(sh->st, sh->worker, o, &g, cat, mid, seed, &sl->rep, msg, len);
+        if (sl->rep.phases) sl->rep.phases->s[TB_PH_COUNTERS] += tb_now() - t0;
+        ulk(sh);
     }
-    tb_proc_free(&p);
+    free(todo); free(san_bad); free(san); free(mid);
     return rc;
 }
 
-/* The --sanitize pass of one variant: a worker under compute-sanitizer validates it once
- * (no timing); the verdict is the tool's error summary. */
-static void sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_gemm *g,
-                         const tb_catalog *cat, size_t vi, uint64_t seed, char *verdict,
-                         size_t vlen, int *bad)
+static pthread_cond_t moved = PTHREAD_COND_INITIALIZER;   /* a shape changed state */
+
+/* A slot's life: take the next shape to do, measure it, until none is left (waiting while
+ * another slot holds one that may come back). A GPU whose worker fails before measuring twice
+ * in a row is taken out; its shape goes back for the others. */
+static void *slot_main(void *arg)
 {
-    char msg[TB_MSG_LEN];
-    char tool[32];
-    snprintf(tool, sizeof tool, "%s", o->sanitize);
-    char *argv[] = { (char *)o->sanitizer, (char *)"--tool", tool, (char *)"--error-exitcode",
-                     (char *)"86", (char *)"--print-limit", (char *)"20",
-                     (char *)"--target-processes", (char *)"all",
-                     /* padding after every allocation: a write just past D must not land in
-                      * the next allocation, where memcheck would take it for valid */
-                     (char *)"--padding", (char *)"65536", (char *)worker,
-                     (char *)"measure", NULL };
-    tb_proc p;
-    *bad = 0;
-    if (tb_proc_start(&p, o->sanitizer, argv, msg, sizeof msg)) {
-        snprintf(verdict, vlen, "%s: not run: %s", tool, msg);
-        return;
+    slot *sl = arg;
+    sweep_shared *sh = sl->sh;
+    int fails = 0;
+    lk(sh);
+    for (;;) {
+        size_t s = SIZE_MAX, taken = 0;
+        for (size_t i = 0; i < sh->shapes->n && sh->rc == TB_OK && !tb_sweep_stop; i++) {
+            if (sh->state[i] == SH_TAKEN) taken++;
+            if (sh->state[i] == SH_TODO && s == SIZE_MAX) s = i;
+        }
+        if (s == SIZE_MAX) {
+            if (!sh->multi || !taken || sh->rc != TB_OK || tb_sweep_stop) break;
+            pthread_cond_wait(&moved, &sh->mu);   /* one may come back */
+            continue;
+        }
+        sh->state[s] = SH_TAKEN;
+        ulk(sh);
+        int failed = 0;
+        char why[TB_MSG_LEN] = "", shape[64];
+        int rc = one_shape(sl, s, &failed, why, sizeof why);
+        lk(sh);
+        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh->shapes->v[s].m,
+                 (long long)sh->shapes->v[s].n, (long long)sh->shapes->v[s].k);
+        sh->state[s] = failed ? SH_TODO : SH_DONE;
+        if (sh->multi) pthread_cond_broadcast(&moved);
+        if (rc != TB_OK) {
+            if (sh->rc == TB_OK) { sh->rc = rc; snprintf(sh->why, sizeof sh->why, "%s", sl->msg); }
+            break;
+        }
+        if (!failed) { fails = 0; continue; }
+        snprintf(sh->why, sizeof sh->why, "GPU %s: %s", sl->o.dev[sl->index], why);
+        slot_warn(sl, "%s: its worker failed before measuring; shape %s goes to another GPU",
+                  sh->why, shape);
+        if (++fails >= 2) {
+            slot_warn(sl, "GPU %s taken out of this sweep: its worker failed twice in a row%s",
+                      sl->o.dev[sl->index], "");
+            break;
+        }
     }
-    int *one = calloc(cat->n, sizeof *one);
-    one[vi] = 1;
-    cJSON *job = tb_worker_job_json(o, g, cat, one, cat->n, seed);
-    free(one);
-    cJSON_AddNumberToObject(job, "validate_only", 1);
-    cJSON_ReplaceItemInObject(job, "trials", cJSON_CreateNumber(2));
-    tb_wire_send(p.in_fd, job);
-    cJSON_Delete(job);
-    tb_proc_close_input(&p);
-    char *line;
-    double deadline = tb_now() + 600.0;
-    int r;
-    while ((r = tb_proc_next(&p, deadline, &tb_sweep_stop, &line)) == 1) free(line);
-    if (r != 0) tb_proc_kill(&p);
-    tb_proc_wait(&p, 30.0);
-    /* "========= ERROR SUMMARY: 3 errors" is the last thing the tool prints */
-    const char *sum = strstr(p.log_tail, "ERROR SUMMARY:");
-    long nerr = sum ? strtol(sum + 14, NULL, 10) : -1;
-    const char *first = strstr(p.log_tail, "========= ");
-    char firstline[160] = "";
-    if (first && nerr > 0) {
-        const char *e = strchr(first, '\n');
-        snprintf(firstline, sizeof firstline, "%.*s", (int)(e ? e - first - 10 : 120), first + 10);
-    }
-    if (r == -1) snprintf(verdict, vlen, "%s: timed out after 600 s", tool);
-    else if (nerr < 0) {
-        char how[96];
-        tb_proc_describe_exit(&p, how, sizeof how);
-        snprintf(verdict, vlen, "%s: no summary (worker %s)", tool, how);
-    } else {
-        snprintf(verdict, vlen, "%s: %ld error%s%s%s", tool, nerr, nerr == 1 ? "" : "s",
-                 firstline[0] ? ": " : "", firstline);
-        *bad = nerr > 0;
-    }
-    tb_worker_wait_context_gone(p.pid, &(tb_sweep_report){ 0 });
-    tb_proc_free(&p);
+    sh->alive--;
+    if (sh->multi) pthread_cond_broadcast(&moved);
+    ulk(sh);
+    return NULL;
 }
 
 int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_sweep_opts *o,
                  const tb_catalog *cat, const tb_shape_list *shapes, const int *skip,
                  const tb_sweep_report *rep, char *msg, size_t len)
 {
-    size_t total = 0, done = 0;
-    for (size_t s = 0; s < shapes->n; s++)
-        if (!skip || !skip[s]) total += cat->n;
-    int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
-    char (*san)[256] = o->sanitize[0] ? calloc(cat->n ? cat->n : 1, sizeof *san) : NULL;
-    int *san_bad = calloc(cat->n ? cat->n : 1, sizeof *san_bad);
-    int64_t *mid = calloc(cat->n ? cat->n : 1, sizeof *mid);
-    int env_seen = 0, rc = TB_OK;
-    if (san) tb_early_worker_drop();   /* no context of ours beside the sanitizer's */
-    for (size_t s = 0; s < shapes->n && rc == TB_OK; s++) {
-        if (skip && skip[s]) continue;
-        tb_problem_info pi;
-        tb_sweep_problem(&shapes->v[s], o, &pi);
-        rc = tb_store_put_problem(st, &pi, msg, len);
-        if (rc) break;
-        tb_gemm g;
-        problem_gemm(&pi, &g);
-        for (size_t i = 0; i < cat->n; i++) todo[i] = 1;
-        uint64_t seed = o->seed * 1000003ull + (uint64_t)s;
-        for (size_t i = 0; san && i < cat->n && !tb_sweep_stop; i++) {
-            if (rep->status) rep->status(rep->ctx, &cat->v[i], &shapes->v[s], done, total);
-            sanitize_one(worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
-        }
-        if (tb_sweep_stop) { rc = TB_EINTR; break; }
-        for (size_t i = 0; i < cat->n; i++) mid[i] = 0;
-        shape_ctx sc = { mid, san, san_bad, st, run_id, pi.id, cat, &shapes->v[s], rep, todo, cat->n,
-                         &done, total };
-        int attempts = 0;
-        while (sc.left && rc == TB_OK) {
-            size_t before = sc.left;
-            rc = one_worker(&sc, worker, o, &g, seed, &env_seen, msg, len);
-            if (rc == TB_OK && sc.left == before && ++attempts >= 3)
-                rc = fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
-        }
-        if (rc == TB_OK && o->metrics[0]) {
-            const double t0 = tb_now();
-            rc = tb_sweep_counters_pass(st, worker, o, &g, cat, mid, seed, rep, msg, len);
-            if (rep->phases) rep->phases->s[TB_PH_COUNTERS] += tb_now() - t0;
+    int nslots = o->ndev > 1 ? o->ndev : 1;
+    sweep_shared sh = { .multi = nslots > 1, .st = st, .run_id = run_id, .worker = worker,
+                        .cat = cat, .shapes = shapes, .o = o, .rep = rep, .alive = nslots };
+    sh.state = calloc(shapes->n ? shapes->n : 1, sizeof *sh.state);
+    slot *sl = calloc((size_t)nslots, sizeof *sl);
+    pthread_t *th = calloc((size_t)nslots, sizeof *th);
+    if (!sh.state || !sl || !th) {
+        free(sh.state); free(sl); free(th);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    for (size_t s = 0; s < shapes->n; s++) {
+        if (skip && skip[s]) sh.state[s] = SH_DONE;
+        else sh.total += cat->n;
+    }
+    if (o->sanitize[0]) tb_early_worker_drop();   /* no context of ours beside the sanitizer's */
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&sh.mu, &ma);
+    pthread_mutexattr_destroy(&ma);
+    for (int k = 0; k < nslots; k++) {
+        slot *x = &sl[k];
+        x->sh = &sh;
+        x->index = k;
+        x->o = *o;
+        x->o.slot = k;
+        if (sh.multi) {   /* this slot's GPU; its results are reported under the lock */
+            if (!strncmp(o->dev[k], "GPU-", 4)) snprintf(x->o.device_uuid, sizeof x->o.device_uuid, "%s", o->dev[k]);
+            else { x->o.device_uuid[0] = 0; x->o.device = atoi(o->dev[k]); }
+            x->wrap = (rep_wrap){ &sh, rep };
+            x->rep = (tb_sweep_report){ &x->wrap, w_warning, w_result, w_status, rep->phases };
+        } else x->rep = *rep;
+    }
+    if (!sh.multi) slot_main(&sl[0]);
+    else {
+        int started = 0;
+        for (int k = 0; k < nslots; k++)
+            if (pthread_create(&th[k], NULL, slot_main, &sl[k]) == 0) started++;
+            else { th[k] = 0; lk(&sh); sh.alive--; ulk(&sh); }
+        for (int k = 0; k < nslots; k++) if (th[k]) pthread_join(th[k], NULL);
+        if (!started && sh.rc == TB_OK) snprintf(sh.why, sizeof sh.why, "cannot start a thread per GPU");
+        /* every GPU taken out: what is left to do is recorded as failed, with the last reason */
+        for (size_t s = 0; sh.rc == TB_OK && !tb_sweep_stop && s < shapes->n; s++) {
+            if (sh.state[s] != SH_TODO) continue;
+            tb_problem_info pi;
+            tb_sweep_problem(&shapes->v[s], o, &pi);
+            if ((sh.rc = tb_store_put_problem(st, &pi, sl[0].msg, sizeof sl[0].msg))) break;
+            int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
+            for (size_t i = 0; todo && i < cat->n; i++) todo[i] = 1;
+            shape_ctx sc = { .sh = &sh, .st = st, .run_id = run_id, .problem_id = pi.id, .cat = cat,
+                             .shape = &shapes->v[s], .rep = &sl[0].rep, .todo = todo, .left = cat->n };
+            char why[TB_MSG_LEN + 64];
+            snprintf(why, sizeof why, "no GPU of --devices left to measure it (%s)", sh.why);
+            sh.rc = todo ? tb_sweep_fail_rest(&sc, TB_STATUS_ERROR, why, sl[0].msg, sizeof sl[0].msg) : TB_ENOMEM;
+            free(todo);
         }
     }
-    free(todo);
-    free(san);
-    free(san_bad);
-    free(mid);
+    if (sh.rc == TB_OK && tb_sweep_stop) sh.rc = TB_EINTR;   /* stopped between two shapes */
+    int rc = sh.rc;
+    if (rc != TB_OK && rc != TB_EINTR) {
+        const char *m = sh.why[0] ? sh.why : sl[0].msg;
+        snprintf(msg, len, "%s", m);
+    }
+    pthread_mutex_destroy(&sh.mu);
+    free(sh.state);
+    free(sl);
+    free(th);
     return rc;
 }
 

@@ -1,8 +1,12 @@
 /* sweep.h - the parent's loop: for each shape, a worker measures the selected variants;
  * the watchdog turns a hang into `timeout`, a dead worker into `crashed` for the variant it
  * was on, and the sweep goes on with a new worker for the rest. Each result goes to the
- * store as it arrives (one transaction each). Never touches CUDA; prints nothing (it
- * reports through tb_sweep_report, which cmd_sweep.c implements). */
+ * store as it arrives (one transaction each). With several GPUs (o->ndev > 1, --devices) a
+ * slot per GPU, each a thread with a worker at a time, draws shapes from one queue: a shape's
+ * variants always meet on one GPU, and a slot whose worker fails before measuring gives its
+ * shape back (twice in a row: the GPU is taken out). Never touches CUDA; prints nothing (it
+ * reports through tb_sweep_report, which cmd_sweep.c implements; several slots call it under
+ * one lock). */
 #ifndef TB_SWEEP_H
 #define TB_SWEEP_H
 

@@ -9,6 +9,8 @@
 #include "common/record.h"
 #include "driver/shapes.h"
 
+#define TB_MAX_DEVICES 64   /* GPUs of one --devices sweep */
+
 typedef struct tb_sweep_opts {
     double timeout_s;         /* watchdog floor and first-launch limit (default 10) */
     double watchdog_factor;   /* x first-launch estimate (default 50) */
@@ -38,6 +40,13 @@ typedef struct tb_sweep_opts {
                                  samples cover the same rounds (worker/job.c) */
     char   metrics[512];      /* --metrics: sets (banks, memory, compute, all) or raw names,
                                  comma separated; "" for none */
+    int    ndev;              /* --devices: several GPUs, one worker slot each, drawing shapes
+                                 from one queue (0 or 1: device / device_uuid alone) */
+    char   dev[TB_MAX_DEVICES][64];       /* each GPU as the worker takes it: index or GPU-uuid
+                                             (one listed twice: two slots share it) */
+    char   dev_uuid[TB_MAX_DEVICES][64];  /* each one's UUID, added to its results' extra */
+    int    slot;              /* with several GPUs: the slot (index into dev) a job is for; it
+                                 travels in the job, for the test hook TILEBENCH_TEST_FAIL_SLOT */
 } tb_sweep_opts;
 
 typedef struct tb_sweep_report {

@@ -58,6 +58,7 @@ cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_cat
     cJSON_AddNumberToObject(j, "energy", !o->no_energy);
     cJSON_AddNumberToObject(j, "pace", o->pace);
     if (o->lockstep) cJSON_AddNumberToObject(j, "lockstep", 1);
+    if (o->ndev > 1) cJSON_AddNumberToObject(j, "slot", o->slot);
     cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {

@@ -122,6 +122,7 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
     int rc = tb_wire_gemm_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &w->g, msg, len);
     if (rc) { cJSON_Delete(j); return rc; }
     w->device = (int)tb_json_num(j, "device", 0);
+    w->slot = (int)tb_json_num(j, "slot", -1);
     const char *uuid = tb_json_str(j, "device_uuid", "");
     if (uuid[0] && tbw_resolve_device(uuid, &w->device, msg, len) != TB_OK) { cJSON_Delete(j); return TB_ENOGPU; }
     w->seed = (uint64_t)tb_json_num(j, "seed", 1);
@@ -224,6 +225,14 @@ int tbw_cmd_measure(const char *early_device)
     free(line);
     tb_linebuf_free(&lb);
     if (rc) { tbw_out_simple("fatal", "error", msg); return 2; }
+    /* a test hook (docs/cli.md): the worker of one slot of a --devices sweep fails before it
+     * measures anything, as a broken GPU's would, so the others must finish its shapes */
+    const char *hook = getenv("TILEBENCH_TEST_FAIL_SLOT");
+    if (hook && *hook && w.slot >= 0 && atoi(hook) == w.slot) {
+        snprintf(msg, sizeof msg, "planted failure of slot %d (TILEBENCH_TEST_FAIL_SLOT)", w.slot);
+        tbw_out_simple("fatal", "error", msg);
+        return 3;
+    }
     if (early >= 0 && w.device != early) {
         snprintf(msg, sizeof msg, "the job is for GPU %d, this worker opened GPU %d", w.device, early);
         tbw_out_simple("fatal", "error", msg);

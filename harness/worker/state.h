@@ -69,6 +69,7 @@ typedef struct launch_ctx {
 
 typedef struct worker {
     int device;
+    int slot;            /* the sweep's slot this job is for (--devices), -1 when none */
     cudaStream_t s;
     tb_ref *ref;
     tb_gemm g;
