@@ -128,6 +128,27 @@ run gate-7.12 1 "is the database" "$TB" compare 1 2 --db gdb.svg --chart gdb.svg
 [ "$(md5sum < gdb.svg)" = "$sum" ] && ok gate-7.12b || bad gate-7.12b "--chart wrote over the database"
 ls -A out | grep -q '\.tmp\.svg' && bad gate-7.13 "a temporary SVG was left" || ok gate-7.13
 
+# 8. two runs at SM clocks more than 1 % apart (issue 28): the rows say so with both clocks, the
+# summary says on how many rows, JSON carries both clocks; equal clocks say nothing
+cp g.db gclk.db
+/usr/bin/python3 -c "
+import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute(\"UPDATE measurements SET clock_mhz = 1649 WHERE run_id = 2 AND variant_id IN (SELECT id FROM variants WHERE run_id = 2 AND name = 'steady') AND problem_id = (SELECT id FROM problems WHERE m = 4096)\")
+c.commit()" gclk.db
+"$TB" compare 1 2 --db gclk.db --format json > clk.json
+"$TB" compare 1 2 --db gclk.db > clk.txt
+/usr/bin/python3 - clk.json <<'PY' && grep -q "^steady .*SM clock base 1700 MHz, head 1649 MHz (-3.0 %): a difference this size can be the card's pace" clk.txt \
+    && grep -q "clocks: on 1 row the two sides ran at SM clocks more than 1 % apart (at most -3.0 %)" clk.txt \
+    && ok gate-8.1 || bad gate-8.1 "the clock difference is not reported: $(grep -i clock clk.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d["rows"] if x["variant"] == "steady" and x["shape"].startswith("4096")][0]
+assert d["clock_moved"] == 1 and r["base_clock_mhz"] == 1700 and r["head_clock_mhz"] == 1649, (d["clock_moved"], r)
+PY
+"$TB" compare 1 2 --db g.db > noclk.txt
+! grep -qi "clock" noclk.txt && [ "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clock_moved"])' c.json)" = 0 ] \
+    && ok gate-8.2 || bad gate-8.2 "equal clocks reported as moved: $(grep -i clock noclk.txt)"
+
 # 6. the CI templates parse (every tilebench line in them)
 TB="$TB" TB_SRC="$TB_SRC" /usr/bin/python3 "$TB_SRC/tests/ci_templates.py" > ci.txt 2>&1 && ok gate-6.1 || bad gate-6.1 "$(grep FAIL ci.txt)"
 echo "$pass passed, $fail failed"

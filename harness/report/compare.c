@@ -61,6 +61,8 @@ static int add_row(tb_comparison *c, const char *variant, const char *shape,
     r->head_n = h ? h->n_total : 0;
     describe(b, "base", r->note, sizeof r->note);
     describe(h, "head", r->note, sizeof r->note);
+    r->base_clock = b && b->clock_mhz > 0 ? b->clock_mhz : NAN;
+    r->head_clock = h && h->clock_mhz > 0 ? h->clock_mhz : NAN;
 
     const int is_control = c->o.control[0] && !strcmp(variant, c->o.control);
     const tb_side_entry *bc = NULL, *hc = NULL;
@@ -103,6 +105,21 @@ static int add_row(tb_comparison *c, const char *variant, const char *shape,
         size_t l = strlen(r->note);
         snprintf(r->note + l, sizeof r->note - l, "%ssetup chose differently: base '%.110s', head '%.110s'",
                  l ? "; " : "", b->describe, h->describe);
+    }
+    /* the two sides ran at clocks more than 1 % apart: say so where it matters, with the
+     * figures (issue 28: a difference between separate runs that is the card's, not the
+     * kernel's, must be told apart) */
+    const double moved = isfinite(r->base_clock) && isfinite(r->head_clock)
+                       ? r->head_clock / r->base_clock - 1 : 0;
+    if (fabs(moved) > TB_CLOCK_MOVED) {
+        c->clock_moved++;
+        if (fabs(moved) > fabs(c->clock_worst)) c->clock_worst = moved;
+        if (r->change != TB_CHANGE_UNCHANGED && r->change != TB_CHANGE_CONTROL) {
+            size_t l = strlen(r->note);
+            snprintf(r->note + l, sizeof r->note - l, "%sSM clock base %.0f MHz, head %.0f MHz (%+.1f %%): "
+                     "a difference this size can be the card's pace, not the kernel's", l ? "; " : "",
+                     r->base_clock, r->head_clock, moved * 100);
+        }
     }
 counted:
     c->count[r->change]++;

@@ -21,6 +21,11 @@ typedef struct tb_compare_opts {
 
 void tb_compare_opts_default(tb_compare_opts *o);
 
+/* Two sides whose median SM clocks differ by more than this fraction are flagged: on the H100
+ * a run's figures follow its clock (docs/perf.md, the harness-cost tables: median x clock
+ * spreads 0.1-0.3 % where the raw medians spread 1-2 %), so such a difference is the card's. */
+#define TB_CLOCK_MOVED 0.01
+
 typedef struct tb_compare_row {
     char    variant[TB_NAME_LEN];
     char    shape[96];
@@ -31,6 +36,7 @@ typedef struct tb_compare_row {
     double  base_ms, head_ms;       /* medians, NaN when not timed */
     size_t  base_n, head_n;         /* samples the measurements took */
     double  drift;                  /* the control's head/base ratio on this shape, NaN none */
+    double  base_clock, head_clock; /* each side's median SM clock, MHz; NaN when not recorded */
     char    note[320];              /* why a side is not valid, or what was compared */
 } tb_compare_row;
 
@@ -41,6 +47,10 @@ typedef struct tb_comparison {
     size_t  n;
     size_t  count[TB_CHANGE_CONTROL + 1];   /* rows per class */
     size_t  failures;                        /* rows whose class fails a gate */
+    size_t  clock_moved;                     /* rows whose two sides' SM clocks differ by more
+                                                than TB_CLOCK_MOVED: their difference may be
+                                                the card's pace, not the kernel's */
+    double  clock_worst;                     /* the largest of those differences (head/base - 1) */
 } tb_comparison;
 
 /* Compare head against base. Rows follow base's order, then head's new entries. TB_OK, or

@@ -93,6 +93,17 @@ static void fmt_ratio(char *r, size_t rn, char *iv, size_t ivn, const tb_compare
     }
 }
 
+/* The sides' SM clocks differ by more than TB_CLOCK_MOVED on some rows: one sentence, or "". */
+static void clock_sentence(const tb_comparison *c, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (c->clock_moved)
+        snprintf(buf, len, "on %zu row%s the two sides ran at SM clocks more than %g %% apart (at "
+                 "most %+.1f %%): there a difference can be the card's pace, not the kernel's; "
+                 "measure both in one run (tilebench gate) or compare with --control", c->clock_moved,
+                 c->clock_moved == 1 ? "" : "s", TB_CLOCK_MOVED * 100, c->clock_worst * 100);
+}
+
 /* ---- the four formats -------------------------------------------------------------------- */
 
 int tb_compare_write_table(const tb_comparison *c, const tb_compare_label *l, FILE *f)
@@ -122,6 +133,9 @@ int tb_compare_write_table(const tb_comparison *c, const tb_compare_label *l, FI
     fputs("\n  head: ", f); put_clean(f, c->head_what);
     fputc('\n', f);
     if (l->cost && l->cost[0]) fprintf(f, "  cost: %s\n", l->cost);
+    char ck[400];
+    clock_sentence(c, ck, sizeof ck);
+    if (ck[0]) fprintf(f, "  clocks: %s\n", ck);
     return done(f);
 }
 
@@ -138,6 +152,9 @@ int tb_compare_write_markdown(const tb_comparison *c, const tb_compare_label *l,
     fputs("\n- head: ", f); put_md(f, c->head_what);
     fputc('\n', f);
     if (l->cost && l->cost[0]) { fputs("- cost: ", f); put_md(f, l->cost); fputc('\n', f); }
+    char ck[400];
+    clock_sentence(c, ck, sizeof ck);
+    if (ck[0]) { fputs("- clocks: ", f); put_md(f, ck); fputc('\n', f); }
     fputs("\n| | variant | shape | base (ms) | head (ms) | ratio | interval | change |\n"
           "|---|---|---|---:|---:|---:|---|---|\n", f);
     /* the rows that fail first, then the rest in order */
@@ -234,6 +251,7 @@ int tb_compare_write_json(const tb_comparison *c, const tb_compare_label *l, FIL
     cJSON_AddNumberToObject(root, "failures", (double)c->failures);
     cJSON_AddNumberToObject(root, "threshold", c->o.threshold);
     cJSON_AddNumberToObject(root, "confidence", c->o.conf);
+    cJSON_AddNumberToObject(root, "clock_moved", (double)c->clock_moved);
     cJSON_AddStringToObject(root, "control", c->o.control);
     cJSON_AddStringToObject(root, "base", c->base_what);
     cJSON_AddStringToObject(root, "head", c->head_what);
@@ -257,6 +275,8 @@ int tb_compare_write_json(const tb_comparison *c, const tb_compare_label *l, FIL
         num_or_null(o, "lo", x->lo);
         num_or_null(o, "hi", x->hi);
         num_or_null(o, "control_drift", x->drift);
+        num_or_null(o, "base_clock_mhz", x->base_clock);
+        num_or_null(o, "head_clock_mhz", x->head_clock);
         cJSON_AddNumberToObject(o, "base_samples", (double)x->base_n);
         cJSON_AddNumberToObject(o, "head_samples", (double)x->head_n);
         cJSON_AddStringToObject(o, "note", x->note);
