@@ -386,7 +386,7 @@ d = job["device_uuid"] or str(job["device"])
 with open(os.environ["DEV_JOBS"], "a") as f:
     f.write(f'{job["problem"]["m"]} device={d} slot={slot} variants={len(job["variants"])}\n')
 hook = os.environ.get("TILEBENCH_TEST_FAIL_SLOT", "")
-if os.environ.get("DEV_FAIL_ALL") or (hook and int(hook) == slot):
+if os.environ.get("DEV_FAIL_ALL") or (hook and int(hook) == slot) or str(job["problem"]["m"]) == os.environ.get("DEV_FAIL_M"):
     say(type="fatal", error=f"planted failure of slot {slot}"); sys.exit(3)
 say(type="ready")
 for v in job["variants"]:
@@ -412,16 +412,28 @@ got=$(byuuid "$dv/a.db")
     && ! grep -q -- '-:' <<<"$got" && ok cli-11.1 || bad cli-11.1 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j1"); $out"
 out=$(DEV_JOBS="$dv/j2" TILEBENCH_TEST_FAIL_SLOT=1 TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/b.db" 2>&1); rc=$?
 got=$(byuuid "$dv/b.db")
-[ $rc = 0 ] && [ "$got" = "256=000:ok 512=000:ok 768=000:ok 1024=000:ok" ] && grep -q "GPU 1 taken out of this sweep: its worker failed twice in a row" <<<"$out" \
-    && [ "$(grep -c 'slot=1' "$dv/j2")" = 2 ] && ok cli-11.2 || bad cli-11.2 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j2"); $out"
+n1=$(grep -c 'slot=1' "$dv/j2")   # as many shapes as slot 1 got to try before slot 0 took the rest
+[ $rc = 0 ] && [ "$got" = "256=000:ok 512=000:ok 768=000:ok 1024=000:ok" ] && [ "$n1" -ge 1 ] \
+    && grep -q "GPU 1: worker failed: planted failure of slot 1: its worker failed before measuring; shape .* goes to another GPU" <<<"$out" \
+    && { [ "$n1" -lt 2 ] || grep -q "GPU 1 taken out of this sweep: its worker failed on two shapes in a row" <<<"$out"; } \
+    && ok cli-11.2 || bad cli-11.2 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j2"); $out"
 out=$(DEV_FAIL_ALL=1 DEV_JOBS="$dv/j3" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/c.db" 2>&1); rc=$?
-[ "$(items "$dv/c.db" | grep -c ' error$')" = 8 ] && /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute("SELECT reason FROM measurements").fetchall(); sys.exit(not all("no GPU of --devices left" in x[0] for x in r))' "$dv/c.db" \
+[ "$(items "$dv/c.db" | grep -c ' error$')" = 8 ] && /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute("SELECT reason FROM measurements").fetchall(); sys.exit(not all("failed before measuring on" in x[0] or "no GPU of --devices left" in x[0] for x in r))' "$dv/c.db" \
     && ok cli-11.3 || bad cli-11.3 "every GPU failing: exit $rc: $(items "$dv/c.db" | head -3); $out"
 run cli-11.4 2 "--devices mixes GPU models: GPU 0 is fake GPU (sm_90, 132 SMs), GPU 1 is other GPU" env DEV_NAME_1="other GPU" DEV_JOBS="$dv/j4" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes 256x256x256 --devices 0,1 --db "$dv/d.db"
 run cli-11.5 2 "invalid value '0,,1' for --devices" "$TB" sweep --devices 0,,1 --db "$dv/e.db"
 run cli-11.6 2 "invalid value '64' for --devices" "$TB" sweep --devices 64 --db "$dv/e.db"
 run cli-11.7 2 "--device and --devices are one or the other" "$TB" sweep --devices 0,1 --device 1 --db "$dv/e.db"
 [ ! -e "$dv/d.db" ] && [ ! -e "$dv/e.db" ] && ok cli-11.8 || bad cli-11.8 "a refused --devices created a database"
+# one shape whose worker fails before measuring on any GPU (say it runs out of memory): the
+# shape's fault, not the GPUs': it is recorded failed once two GPUs failed on it, the other
+# shapes are measured, and no GPU is taken out
+out=$(DEV_FAIL_M=4096 DEV_JOBS="$dv/j10" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" \
+      --shapes 256x256x256,4096x256x256,512x512x512,768x768x768,1024x1024x1024 --devices 0,1 --no-progress --quiet --db "$dv/f.db" 2>&1); rc=$?
+got=$(items "$dv/f.db" | awk '{print $2 ":" $6}' | sort -u | tr '\n' ' ')
+[ $rc = 0 ] && [ "$got" = "1024:ok 256:ok 4096:error 512:ok 768:ok " ] && ! grep -q "taken out" <<<"$out" \
+    && grep -q "shape 4096x256x256 not measured: the worker failed before measuring on 2 GPUs" <<<"$out" \
+    && ok cli-11.10 || bad cli-11.10 "exit $rc; statuses by shape: $got; $out"
 "$TB" sweep "${vs[@]}" --shapes $shp --plan-only --devices 0,1 --no-progress --db "$dv/p.db" 2>/dev/null
 out=$(DEV_JOBS="$dv/j9" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep --db "$dv/p.db" --resume 1 --no-progress --quiet 2>&1); rc=$?
 [ $rc = 0 ] && [ "$(items "$dv/p.db" | grep -c ' ok$')" = 8 ] && grep -q "device=1 " "$dv/j9" && ok cli-11.9 \

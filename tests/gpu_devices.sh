@@ -3,7 +3,7 @@
 # --devices all and --devices 0 rank the same variants the same way on each shape, outside
 # ties (pairs more than 3 % apart in both runs), every result recording its GPU's UUID; and
 # with two workers sharing GPU 0 (--devices 0,0), the worker of slot 1 made to fail before
-# measuring (TILEBENCH_TEST_FAIL_SLOT=1) is taken out and slot 0 finishes every shape. About
+# measuring (TILEBENCH_TEST_FAIL_SLOT=1) gives its shapes back and slot 0 finishes every one. About
 # 40 s on one H100.
 set -u
 . "$(dirname "$0")/gpu_common.sh"
@@ -43,7 +43,7 @@ PYEOF
 out=$(TILEBENCH_TEST_FAIL_SLOT=1 "$TB" sweep "${sel[@]}" --shapes $shp --devices 0,0 --no-energy --no-progress --quiet \
       --db "$tmp/fail.db" 2>&1); rc=$?
 echo "$out" | grep -v '^\[' | tail -4
-$PY - "$tmp/fail.db" <<'PYEOF' && [ $rc = 0 ] && grep -q "taken out of this sweep" <<<"$out" && ok devices-2 || bad devices-2 "exit $rc"
+$PY - "$tmp/fail.db" <<'PYEOF' && [ $rc = 0 ] && grep -q "its worker failed before measuring; shape .* goes to another GPU" <<<"$out" && ok devices-2 || bad devices-2 "exit $rc"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 rows = c.execute("SELECT status, count(*) FROM measurements GROUP BY status").fetchall()

@@ -18,8 +18,11 @@ static int covers_once(const tb_shape_list *l, int n, char *why, size_t len)
     int *owner = malloc((l->n ? l->n : 1) * sizeof *owner), *again = malloc((l->n ? l->n : 1) * sizeof *again);
     int *hits = calloc(l->n ? l->n : 1, sizeof *hits);
     double *load = calloc((size_t)n, sizeof *load), total = 0, biggest = 0;
-    tb_shard_assign(l, n, owner);
-    tb_shard_assign(l, n, again);
+    if (tb_shard_assign(l, n, owner) != TB_OK || tb_shard_assign(l, n, again) != TB_OK) {
+        snprintf(why, len, "tb_shard_assign failed");
+        free(owner); free(again); free(hits); free(load);
+        return 0;
+    }
     int ok = 1;
     for (int i = 0; i < n; i++)                 /* job i of n keeps the shapes it owns */
         for (size_t s = 0; s < l->n; s++)
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
         tb_shape_list l = { 0 };
         TB_CHECK(tb_shapes_add(&l, "512x512x512,1024x1024x1024,2048x2048x2048", sets, msg, sizeof msg) == TB_OK);
         int owner[3];
-        tb_shard_assign(&l, 5, owner);
+        TB_CHECK(tb_shard_assign(&l, 5, owner) == TB_OK);
         TB_CHECK(owner[0] != owner[1] && owner[1] != owner[2] && owner[0] != owner[2]);
         TB_CHECK(owner[2] == 0);   /* the costliest shape goes to shard 0 */
         tb_shapes_free(&l);

@@ -74,7 +74,8 @@ static void help(void)
 "  --devices all|LIST  several GPUs of one model (LIST: indices and UUIDs, comma separated):\n"
 "                      a worker each, drawing shapes from one queue; a shape's variants are\n"
 "                      measured together on one GPU, each result records its GPU's UUID, and\n"
-"                      a GPU whose worker fails twice before measuring is taken out\n"
+"                      a shape whose worker fails before measuring goes to another GPU (a\n"
+"                      GPU that fails so on two shapes in a row is taken out)\n"
 "  --exclusive         refuse to measure when other processes use the GPU (default: warn)\n"
 "  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
 "                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
@@ -462,7 +463,12 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     size_t mine = shapes.n;   /* the shapes this job measures: its shard's */
     if (c.shard_n) {
         int *owner = calloc(shapes.n ? shapes.n : 1, sizeof *owner);
-        tb_shard_assign(&shapes, c.shard_n, owner);
+        if (!owner || tb_shard_assign(&shapes, c.shard_n, owner) != TB_OK) {
+            free(owner);
+            snprintf(msg, sizeof msg, "out of memory for --shard");
+            rc = TB_ENOMEM;
+            goto fail;
+        }
         mine = 0;
         for (size_t s = 0; s < shapes.n; s++)
             if (owner[s] != c.shard_i) skip[s] = 1;

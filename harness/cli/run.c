@@ -22,6 +22,28 @@
 #define TB_GIT_SHA ""
 #endif
 
+/* Other processes on the GPU env describes: refused with --exclusive (TB_EXIT_USAGE), else a
+ * warning. 0 or the exit code, printed. */
+static int check_others(const tb_sweep_opts *o, const tb_environment *env)
+{
+    cJSON *x = cJSON_Parse(env->extra_json);
+    const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
+    int others = cJSON_IsNumber(op) ? op->valueint : 0;
+    char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
+    int rc = 0;
+    if (others > 0 && o->exclusive)
+        rc = tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
+                          others, others == 1 ? "" : "es", others == 1 ? "s" : "", env->gpu_name,
+                          pids ? pids : "?");
+    else if (others > 0)
+        tb_cli_warn("%d other process%s use%s the GPU %s (pids %s): figures may be disturbed "
+                    "(--exclusive refuses)", others, others == 1 ? "" : "es",
+                    others == 1 ? "s" : "", env->gpu_uuid, pids ? pids : "?");
+    cJSON_free(pids);
+    cJSON_Delete(x);
+    return rc;
+}
+
 int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
                tb_environment *env)
 {
@@ -32,25 +54,7 @@ int tb_cli_gpu(const tb_paths *paths, const tb_sweep_opts *o, const char *what,
     int rc = tb_early_worker_start(paths->worker, devspec, env, msg, sizeof msg);
     if (rc) return tb_cli_error("%s needs an NVIDIA GPU: %s (list, show, export and doctor "
                                 "work without one)", what, msg);
-    cJSON *x = cJSON_Parse(env->extra_json);
-    const cJSON *op = x ? cJSON_GetObjectItemCaseSensitive(x, "other_processes") : NULL;
-    int others = cJSON_IsNumber(op) ? op->valueint : 0;
-    char *pids = x ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "other_pids")) : NULL;
-    if (others > 0 && o->exclusive) {
-        tb_cli_error("%d other process%s use%s %s (pids %s); --exclusive refuses to measure",
-                     others, others == 1 ? "" : "es", others == 1 ? "s" : "", env->gpu_name,
-                     pids ? pids : "?");
-        cJSON_free(pids);
-        cJSON_Delete(x);
-        return TB_EXIT_USAGE;
-    }
-    if (others > 0)
-        tb_cli_warn("%d other process%s use%s the GPU (pids %s): figures may be disturbed "
-                    "(--exclusive refuses)", others, others == 1 ? "" : "es",
-                    others == 1 ? "s" : "", pids ? pids : "?");
-    cJSON_free(pids);
-    cJSON_Delete(x);
-    return 0;
+    return check_others(o, env) ? TB_EXIT_USAGE : 0;
 }
 
 /* one item of --devices: an index 0..63 or a UUID (GPU-...), as the worker takes them */
@@ -70,9 +74,18 @@ static int device_item(const char *it, char *out, size_t n)
     return 0;
 }
 
-/* "all": every GPU NVML sees, by UUID (the parent has no CUDA to count them with) */
+/* "all": the GPUs a worker can see. Where CUDA_VISIBLE_DEVICES is set, its entries are all
+ * the worker sees, as indices 0..k-1; else every GPU NVML lists, by UUID (the parent has no
+ * CUDA to count them with). */
 static int all_devices(tb_sweep_opts *o, char *msg, size_t len)
 {
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis && *vis) {
+        int k = 1;
+        for (const char *p = vis; *p; p++) k += *p == ',';
+        for (int i = 0; i < k && o->ndev < TB_MAX_DEVICES; i++) snprintf(o->dev[o->ndev++], sizeof o->dev[0], "%d", i);
+        return 0;
+    }
     unsigned n = 0;
     if (tb_nvml_open(msg, len) != TB_OK || tb_nvml_device_count(&n, msg, len) != TB_OK)
         return -1;
@@ -128,6 +141,7 @@ int tb_cli_devices(const tb_paths *paths, const char *spec, tb_sweep_opts *o, co
         tb_environment e;
         if (tb_sweep_probe_env(paths->worker, o->dev[k], &e, msg, sizeof msg) != TB_OK)
             return tb_cli_error("--devices: GPU %s: %s", o->dev[k], msg);
+        if (check_others(o, &e)) return TB_EXIT_USAGE;
         if (strcmp(e.gpu_name, env->gpu_name) || e.cc_major != env->cc_major ||
             e.cc_minor != env->cc_minor || e.sm_count != env->sm_count)
             return tb_cli_error("--devices mixes GPU models: GPU %s is %s (sm_%d%d, %d SMs), GPU %s "
@@ -218,7 +232,7 @@ int tb_cli_run_measure(tb_store *st, int64_t run_id, const tb_paths *paths, cons
                        tb_phases *phases, char *msg, size_t len)
 {
     tb_progress r = { progress && tb_progress_can_draw(), quiet, tb_progress_now_s(), 0 };
-    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status, phases };
+    tb_sweep_report rep = { &r, tb_progress_warning, tb_progress_result, tb_progress_status, phases, NULL };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -93,8 +93,10 @@ int tb_sweep_counters_pass(tb_store *st, const char *worker, const tb_sweep_opts
             int vi = tb_worker_job_find_variant(cat, tb_json_str(rec, "variant", ""));
             if (vi >= 0 && mid[vi] > 0) {
                 char m2[TB_MSG_LEN];
-                if (store_metrics(st, mid[vi], rec, m2, sizeof m2) != TB_OK && rep->warning)
-                    rep->warning(rep->ctx, m2);
+                if (rep->lock) rep->lock(rep->ctx, 1);
+                int bad = store_metrics(st, mid[vi], rec, m2, sizeof m2) != TB_OK;
+                if (rep->lock) rep->lock(rep->ctx, 0);
+                if (bad && rep->warning) rep->warning(rep->ctx, m2);
             }
         } else if (!strcmp(type, "done")) {
             done_ok = 1;

@@ -46,19 +46,18 @@ static int by_cost(const void *a, const void *b)
     return (x > y) - (x < y);                /* then by position: deterministic */
 }
 
-void tb_shard_assign(const tb_shape_list *l, int count, int *owner)
+int tb_shard_assign(const tb_shape_list *l, int count, int *owner)
 {
     if (count <= 1) {
         for (size_t s = 0; s < l->n; s++) owner[s] = 0;
-        return;
+        return TB_OK;
     }
     size_t *order = malloc((l->n ? l->n : 1) * sizeof *order);
     double *load = calloc((size_t)count, sizeof *load);
-    if (!order || !load) {   /* no memory for the balance: round robin is a partition too */
-        for (size_t s = 0; s < l->n; s++) owner[s] = (int)(s % (size_t)count);
+    if (!order || !load) {   /* never another partition than the other jobs': fail */
         free(order);
         free(load);
-        return;
+        return TB_ENOMEM;
     }
     for (size_t s = 0; s < l->n; s++) order[s] = s;
     g_list = l;
@@ -71,4 +70,5 @@ void tb_shard_assign(const tb_shape_list *l, int count, int *owner)
     }
     free(order);
     free(load);
+    return TB_OK;
 }

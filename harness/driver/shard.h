@@ -21,7 +21,8 @@ double tb_shard_cost(const tb_shape *s);
 /* owner[s] for every shape of l: the shard (0 .. count - 1) that measures it. Longest
  * processing time first: shapes by decreasing cost (ties by position), each to the shard with
  * the least cost so far (ties: the lowest shard). Depends only on the list's shapes and order
- * and on count, so every job of an array computes the same partition. count >= 1. */
-void tb_shard_assign(const tb_shape_list *l, int count, int *owner);
+ * and on count, so every job of an array computes the same partition. count >= 1. TB_OK, or
+ * TB_ENOMEM (owner unset: a job must never fall back to another partition than the others'). */
+int tb_shard_assign(const tb_shape_list *l, int count, int *owner);
 
 #endif

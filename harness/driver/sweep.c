@@ -148,6 +148,13 @@ static void w_status(void *c, const tb_variant_info *v, const tb_shape *s, size_
     ulk(w->sh);
 }
 
+static void w_lock(void *c, int on)
+{
+    rep_wrap *w = c;
+    if (on) lk(w->sh);
+    else ulk(w->sh);
+}
+
 static void slot_warn(slot *sl, const char *fmt, const char *a, const char *b)
 {
     char w[TB_MSG_LEN + 256];
@@ -183,7 +190,9 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
     for (size_t i = 0; i < cat->n; i++) todo[i] = 1;
     uint64_t seed = o->seed * 1000003ull + (uint64_t)s;   /* the shape's place in the whole list */
     for (size_t i = 0; san && i < cat->n && !tb_sweep_stop; i++) {
+        lk(sh);
         if (sl->rep.status) sl->rep.status(sl->rep.ctx, &cat->v[i], &sh->shapes->v[s], sh->done, sh->total);
+        ulk(sh);
         tb_sweep_sanitize_one(sh->worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
     }
     if (tb_sweep_stop) rc = TB_EINTR;
@@ -206,9 +215,11 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
         *failed = 1;
         snprintf(why, wlen, "%s", sc.fail_why);
     } else if (rc == TB_OK && o->metrics[0]) {
-        lk(sh);   /* the counters pass writes to the store as it goes */
+        /* its store writes take the lock themselves (rep.lock): holding it for the whole pass
+         * would stall the other GPUs' workers past their watchdogs */
         const double t0 = tb_now();
         rc = tb_sweep_counters_pass(sh->st, sh->worker, o, &g, cat, mid, seed, &sl->rep, msg, len);
+        lk(sh);
         if (sl->rep.phases) sl->rep.phases->s[TB_PH_COUNTERS] += tb_now() - t0;
         ulk(sh);
     }
@@ -218,20 +229,50 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
 
 static pthread_cond_t moved = PTHREAD_COND_INITIALIZER;   /* a shape changed state */
 
-/* A slot's life: take the next shape to do, measure it, until none is left (waiting while
- * another slot holds one that may come back). A GPU whose worker fails before measuring twice
- * in a row is taken out; its shape goes back for the others. */
+/* Shape s is not measured: every variant of it recorded as error with why (the lock held, or
+ * one thread left). TB_OK or the store's error (msg). */
+static int record_failed(sweep_shared *sh, const tb_sweep_report *rep, size_t s, const char *why,
+                         char *msg, size_t len)
+{
+    tb_problem_info pi;
+    tb_sweep_problem(&sh->shapes->v[s], sh->o, &pi);
+    int rc = tb_store_put_problem(sh->st, &pi, msg, len);
+    int *todo = rc ? NULL : calloc(sh->cat->n ? sh->cat->n : 1, sizeof *todo);
+    if (!rc && !todo) rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    for (size_t i = 0; todo && i < sh->cat->n; i++) todo[i] = 1;
+    shape_ctx sc = { .sh = sh, .st = sh->st, .run_id = sh->run_id, .problem_id = pi.id,
+                     .cat = sh->cat, .shape = &sh->shapes->v[s], .rep = rep, .todo = todo,
+                     .left = sh->cat->n };
+    if (!rc) rc = tb_sweep_fail_rest(&sc, TB_STATUS_ERROR, why, msg, len);
+    free(todo);
+    sh->state[s] = SH_DONE;
+    return rc;
+}
+
+static int popcount64(uint64_t x)
+{
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+/* A slot's life: take the next shape to do that it has not failed on, measure it, until none
+ * is left (waiting while another slot holds one that may come back). A worker that fails
+ * before measuring gives the shape back for another GPU; a shape that fails so on two GPUs
+ * (or on every GPU still in the sweep) is the shape's fault, and is recorded as failed as on
+ * one GPU; a GPU that fails on two shapes in a row is taken out. */
 static void *slot_main(void *arg)
 {
     slot *sl = arg;
     sweep_shared *sh = sl->sh;
+    const uint64_t me = 1ull << sl->index;
     int fails = 0;
     lk(sh);
     for (;;) {
         size_t s = SIZE_MAX, taken = 0;
         for (size_t i = 0; i < sh->shapes->n && sh->rc == TB_OK && !tb_sweep_stop; i++) {
             if (sh->state[i] == SH_TAKEN) taken++;
-            if (sh->state[i] == SH_TODO && s == SIZE_MAX) s = i;
+            if (sh->state[i] == SH_TODO && !(sh->failed_on[i] & me) && s == SIZE_MAX) s = i;
         }
         if (s == SIZE_MAX) {
             if (!sh->multi || !taken || sh->rc != TB_OK || tb_sweep_stop) break;
@@ -247,17 +288,28 @@ static void *slot_main(void *arg)
         snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh->shapes->v[s].m,
                  (long long)sh->shapes->v[s].n, (long long)sh->shapes->v[s].k);
         sh->state[s] = failed ? SH_TODO : SH_DONE;
+        if (rc == TB_OK && failed) {
+            sh->failed_on[s] |= me;
+            snprintf(sh->why, sizeof sh->why, "GPU %s: %s", sl->o.dev[sl->index], why);
+            int on = popcount64(sh->failed_on[s]);
+            if (on >= 2 || on >= sh->alive) {   /* the shape, not the GPUs */
+                char w[TB_MSG_LEN + 128];
+                snprintf(w, sizeof w, "the worker failed before measuring on %d GPU%s (last: %s)",
+                         on, on == 1 ? "" : "s", sh->why);
+                rc = record_failed(sh, &sl->rep, s, w, sl->msg, sizeof sl->msg);
+                slot_warn(sl, "shape %s not measured: %s", shape, w);
+            } else
+                slot_warn(sl, "%s: its worker failed before measuring; shape %s goes to another GPU",
+                          sh->why, shape);
+        }
         if (sh->multi) pthread_cond_broadcast(&moved);
         if (rc != TB_OK) {
             if (sh->rc == TB_OK) { sh->rc = rc; snprintf(sh->why, sizeof sh->why, "%s", sl->msg); }
             break;
         }
         if (!failed) { fails = 0; continue; }
-        snprintf(sh->why, sizeof sh->why, "GPU %s: %s", sl->o.dev[sl->index], why);
-        slot_warn(sl, "%s: its worker failed before measuring; shape %s goes to another GPU",
-                  sh->why, shape);
         if (++fails >= 2) {
-            slot_warn(sl, "GPU %s taken out of this sweep: its worker failed twice in a row%s",
+            slot_warn(sl, "GPU %s taken out of this sweep: its worker failed on two shapes in a row%s",
                       sl->o.dev[sl->index], "");
             break;
         }
@@ -276,10 +328,11 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     sweep_shared sh = { .multi = nslots > 1, .st = st, .run_id = run_id, .worker = worker,
                         .cat = cat, .shapes = shapes, .o = o, .rep = rep, .alive = nslots };
     sh.state = calloc(shapes->n ? shapes->n : 1, sizeof *sh.state);
+    sh.failed_on = calloc(shapes->n ? shapes->n : 1, sizeof *sh.failed_on);
     slot *sl = calloc((size_t)nslots, sizeof *sl);
     pthread_t *th = calloc((size_t)nslots, sizeof *th);
-    if (!sh.state || !sl || !th) {
-        free(sh.state); free(sl); free(th);
+    if (!sh.state || !sh.failed_on || !sl || !th) {
+        free(sh.state); free(sh.failed_on); free(sl); free(th);
         return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     }
     for (size_t s = 0; s < shapes->n; s++) {
@@ -302,31 +355,29 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
             if (!strncmp(o->dev[k], "GPU-", 4)) snprintf(x->o.device_uuid, sizeof x->o.device_uuid, "%s", o->dev[k]);
             else { x->o.device_uuid[0] = 0; x->o.device = atoi(o->dev[k]); }
             x->wrap = (rep_wrap){ &sh, rep };
-            x->rep = (tb_sweep_report){ &x->wrap, w_warning, w_result, w_status, rep->phases };
+            x->rep = (tb_sweep_report){ &x->wrap, w_warning, w_result, w_status, rep->phases, w_lock };
         } else x->rep = *rep;
     }
     if (!sh.multi) slot_main(&sl[0]);
     else {
+        char nm[TB_MSG_LEN];   /* opened once here, not lazily by several threads at once */
+        if (tb_nvml_open(nm, sizeof nm) != TB_OK) nm[0] = 0;
         int started = 0;
         for (int k = 0; k < nslots; k++)
             if (pthread_create(&th[k], NULL, slot_main, &sl[k]) == 0) started++;
             else { th[k] = 0; lk(&sh); sh.alive--; ulk(&sh); }
         for (int k = 0; k < nslots; k++) if (th[k]) pthread_join(th[k], NULL);
         if (!started && sh.rc == TB_OK) snprintf(sh.why, sizeof sh.why, "cannot start a thread per GPU");
-        /* every GPU taken out: what is left to do is recorded as failed, with the last reason */
+        /* every GPU taken out, or none left that has not failed on it: what is left to do is
+         * recorded as failed, with the last reason */
         for (size_t s = 0; sh.rc == TB_OK && !tb_sweep_stop && s < shapes->n; s++) {
             if (sh.state[s] != SH_TODO) continue;
-            tb_problem_info pi;
-            tb_sweep_problem(&shapes->v[s], o, &pi);
-            if ((sh.rc = tb_store_put_problem(st, &pi, sl[0].msg, sizeof sl[0].msg))) break;
-            int *todo = calloc(cat->n ? cat->n : 1, sizeof *todo);
-            for (size_t i = 0; todo && i < cat->n; i++) todo[i] = 1;
-            shape_ctx sc = { .sh = &sh, .st = st, .run_id = run_id, .problem_id = pi.id, .cat = cat,
-                             .shape = &shapes->v[s], .rep = &sl[0].rep, .todo = todo, .left = cat->n };
-            char why[TB_MSG_LEN + 64];
-            snprintf(why, sizeof why, "no GPU of --devices left to measure it (%s)", sh.why);
-            sh.rc = todo ? tb_sweep_fail_rest(&sc, TB_STATUS_ERROR, why, sl[0].msg, sizeof sl[0].msg) : TB_ENOMEM;
-            free(todo);
+            char why[TB_MSG_LEN + 96];
+            snprintf(why, sizeof why, "%s (%s)", sh.failed_on[s] ? "not measured: its worker failed "
+                     "before measuring on every GPU left that tried it" : "no GPU of --devices left "
+                     "to measure it", sh.why);
+            if ((sh.rc = record_failed(&sh, &sl[0].rep, s, why, sl[0].msg, sizeof sl[0].msg)))
+                snprintf(sh.why, sizeof sh.why, "%s", sl[0].msg);
         }
     }
     if (sh.rc == TB_OK && tb_sweep_stop) sh.rc = TB_EINTR;   /* stopped between two shapes */
@@ -337,6 +388,7 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
     }
     pthread_mutex_destroy(&sh.mu);
     free(sh.state);
+    free(sh.failed_on);
     free(sl);
     free(th);
     return rc;

@@ -29,6 +29,7 @@ typedef struct sweep_shared {
     const tb_sweep_opts *o;
     const tb_sweep_report *rep;
     int *state;             /* per shape: SH_TODO, SH_TAKEN, SH_DONE (or skipped) */
+    uint64_t *failed_on;    /* per shape: the slots whose worker failed on it before measuring */
     size_t done, total;
     int env_seen, rc, alive;
     char why[TB_MSG_LEN];   /* the last GPU failure, for the shapes no slot was left for */

@@ -58,5 +58,8 @@ typedef struct tb_sweep_report {
     void (*status)(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total);
     tb_phases *phases;   /* where the time went, added to as the sweep goes (NULL: not kept):
                             the workers' start and own phases, the counters pass, the store */
+    /* with several GPUs: lock (on 1) and unlock (0) what the sweep's slots share, around a
+     * store write made outside the sweep's own loop (the counters pass); NULL: one GPU */
+    void (*lock)(void *ctx, int on);
 } tb_sweep_report;
 #endif

@@ -127,6 +127,7 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
             tb_proc_kill(&p);
             tb_worker_wait_context_gone(p.pid, sc->rep);
             tb_proc_free(&p);
+            free(est);
             return TB_EINTR;
         }
         if (r == -1) {
@@ -171,12 +172,12 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
             /* variants take turns: each has its own limit, from its own first launch */
             per_launch_s = current >= 0 && est[current] > 0
                 ? fmax(o->timeout_s, o->watchdog_factor * est[current]) : o->timeout_s;
-            deadline = tb_now() + per_launch_s;
             lk(sc->sh);
             if (current >= 0 && sc->rep->status)
                 sc->rep->status(sc->rep->ctx, &sc->cat->v[current], sc->shape, sc->sh->done,
                                 sc->sh->total);
             ulk(sc->sh);
+            deadline = tb_now() + per_launch_s;   /* after any wait for the lock */
         } else if (strcmp(type, "estimate") == 0) {
             double est_s = tb_json_num(obj, "first_launch_ms", 0) * 1e-3;
             if (current >= 0) est[current] = est_s;

@@ -252,6 +252,7 @@ int tb_compare_write_json(const tb_comparison *c, const tb_compare_label *l, FIL
     cJSON_AddNumberToObject(root, "threshold", c->o.threshold);
     cJSON_AddNumberToObject(root, "confidence", c->o.conf);
     cJSON_AddNumberToObject(root, "clock_moved", (double)c->clock_moved);
+    num_or_null(root, "clock_worst", c->clock_moved ? c->clock_worst : NAN);
     cJSON_AddStringToObject(root, "control", c->o.control);
     cJSON_AddStringToObject(root, "base", c->base_what);
     cJSON_AddStringToObject(root, "head", c->head_what);

@@ -5,11 +5,12 @@
 # OUT (created) gets sweep.args, shard-I.db of each task, the jobs' logs and, at the end,
 # merged.db. TB names the tilebench binary (default: build/bin/tilebench of this checkout;
 # every node must see the same path, and OUT, on a shared file system). SBATCH_ARGS adds
-# options to both sbatch calls (a partition, an account, a time limit). Prints the two job ids.
+# options to both sbatch calls (a partition, an account, a time limit), split at spaces: no
+# quoting inside it. Prints the two job ids.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 2 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
     [ $# -ge 2 ] && exit 0 || exit 2
 fi
 n=$1 out=$2; shift 2
