@@ -318,6 +318,12 @@ for n in 1 4 7; do
     [ -n "$got" ] && [ "$got" = "$(items "$pl/all.db" | sort)" ] && [ -z "$(uniq -d <<<"$got")" ] && ok "cli-10.3 ($n shards)" \
         || bad cli-10.3 "$n shards do not cover the plan exactly once: $(diff <(echo "$got") <(items "$pl/all.db" | sort) | head -3)"
 done
+# the shards merged: show --run all prints every shard's run, each shape once
+"$TB" merge "$pl/m4.db" "$pl"/s4-*.db > /dev/null 2>&1
+out=$("$TB" show --db "$pl/m4.db" --run all 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(grep -c '^run [0-9]' <<<"$out")" = 4 ] && [ "$(grep -c '^shape ' <<<"$out")" = "$nsh" ] \
+    && ok cli-10.3b || bad cli-10.3b "show --run all of the merged shards: exit $rc, $(grep -c '^run [0-9]' <<<"$out") runs, $(grep -c '^shape ' <<<"$out") shapes of $nsh"
+run cli-10.3c 2 "--run all prints the table; for --format json export each run" "$TB" show --db "$pl/m4.db" --run all --format json
 run cli-10.4 2 "invalid value '4/4' for --shard (I/N: 0 <= I < N <= 4096)" "$TB" sweep --plan-only --shard 4/4 --db "$pl/bad.db"
 run cli-10.5 2 "invalid value 'x' for --shard" "$TB" sweep --plan-only --shard x --db "$pl/bad.db"
 [ ! -e "$pl/bad.db" ] && ok cli-10.6 || bad cli-10.6 "a refused --shard created the database"
