@@ -11,7 +11,9 @@ ctest --test-dir "$build" --output-on-failure 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log")
 skipped=$(grep -cE '\*\*\*Skipped' "$log")
-failed=$(grep -cE '\*\*\*(Failed|Timeout|Exception)|\(Failed\)' "$log" || true)
+# each failed test once: its progress line (***Failed, ***Timeout, ***Exception), not also the
+# "NN - name (Failed)" line of CTest's closing list
+failed=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)' "$log" | wc -l)
 echo
 echo "tests: $total run, $((total - skipped - failed)) passed, $skipped skipped, $failed failed"
 if [ "$skipped" -gt 0 ]; then

@@ -291,6 +291,21 @@ for p in $(cat "$FAKE_PIDS" 2>/dev/null); do kill -0 "$p" 2>/dev/null && alive="
 [ $rc != 0 ] && [ -s "$FAKE_PIDS" ] && [ -z "$alive" ] && grep -q "no variant matches" <<<"$out" && ok cli-9.3 ||
     bad cli-9.3 "exit $rc, early worker pids $(cat "$FAKE_PIDS" 2>/dev/null), still alive:$alive; $out"
 
+# 6.25. history (issue 28): with two earlier complete runs of the same libraries on the same
+# GPU model in the file (three fixture runs merged, their medians moved by +3 % and -1 %), show
+# says how far a rerun moved beside the run's own intervals; --detail gives each variant's range
+hd="$tmp/hist"; mkdir -p "$hd"
+for i in 1 2 3; do "$TB_BUILD/tests/make_fixture_db" "$hd/f$i.db" > /dev/null; done
+/usr/bin/python3 -c "
+import sqlite3, sys
+for f, k in ((sys.argv[1], 1.03), (sys.argv[2], 0.99)):
+    c = sqlite3.connect(f); c.execute('UPDATE measurements SET median_ms = median_ms * ?', (k,)); c.commit()" "$hd/f1.db" "$hd/f2.db"
+"$TB" merge "$hd/h.db" "$hd/f1.db" "$hd/f2.db" "$hd/f3.db" > /dev/null
+out=$("$TB" show --db "$hd/h.db" 2>&1); det=$("$TB" show --db "$hd/h.db" --detail 2>&1); one=$("$TB" show --db "$hd/f3.db" --detail 2>&1)
+grep -q "history: in this file's earlier runs on this GPU model the same libraries' medians on this shape moved by up to 4.0 % (cublaslt)" <<<"$out" \
+    && grep -q "history: with 2 earlier complete runs of this file on fixture GPU the median ranged .* (spread 4.04 %" <<<"$det" \
+    && ! grep -q "history" <<<"$one" && ok cli-6.25 || bad cli-6.25 "history not shown (or shown without history): $(grep history <<<"$out$det$one" | head -3)"
+
 # 10. scale out without a GPU (issue 21): --plan-only records every item as planned; --shard I/N
 # partitions the shapes so N jobs cover each exactly once; a planned run is measured by --resume
 # (here by a scripted worker that answers every job with made-up results)
@@ -324,6 +339,7 @@ out=$("$TB" show --db "$pl/m4.db" --run all 2>&1); rc=$?
 [ $rc = 0 ] && [ "$(grep -c '^run [0-9]' <<<"$out")" = 4 ] && [ "$(grep -c '^shape ' <<<"$out")" = "$nsh" ] \
     && ok cli-10.3b || bad cli-10.3b "show --run all of the merged shards: exit $rc, $(grep -c '^run [0-9]' <<<"$out") runs, $(grep -c '^shape ' <<<"$out") shapes of $nsh"
 run cli-10.3c 2 "--run all prints the table; for --format json export each run" "$TB" show --db "$pl/m4.db" --run all --format json
+run cli-10.3d 2 "run 1 of '$pl/all.db' is a plan, not a measurement: measure it with tilebench sweep" "$TB" submit --db "$pl/all.db" --server http://127.0.0.1:9 --dry-run
 run cli-10.4 2 "invalid value '4/4' for --shard (I/N: 0 <= I < N <= 4096)" "$TB" sweep --plan-only --shard 4/4 --db "$pl/bad.db"
 run cli-10.5 2 "invalid value 'x' for --shard" "$TB" sweep --plan-only --shard x --db "$pl/bad.db"
 [ ! -e "$pl/bad.db" ] && ok cli-10.6 || bad cli-10.6 "a refused --shard created the database"

@@ -116,6 +116,36 @@ static void host_detail(FILE *out, const tb_result_row *r)
                 refreshes, each);
 }
 
+/* The spread of this measurement's median with those of the same library, variant, problem and
+ * GPU model in the file's other complete runs (issue 28: an interval covers one run's samples;
+ * history shows what a rerun delivered). 0 with *runs set when there are at least two others;
+ * -1 when fewer (nothing to say) or the store failed. */
+#define HISTORY_MAX 50
+static int history(tb_store *s, const tb_result_row *r, const char *gpu, int64_t run_id,
+                   double *spread, double *lo_ms, double *hi_ms, double *clk_spread, size_t *runs)
+{
+    double ms[HISTORY_MAX + 1], clk[HISTORY_MAX + 1];
+    size_t n = 0;
+    char msg[TB_MSG_LEN];
+    if (!gpu[0] || tb_store_history(s, r->v.sha256, r->v.name, r->p.id, gpu, run_id, ms, clk,
+                                    HISTORY_MAX, &n, msg, sizeof msg) != TB_OK || n < 2)
+        return -1;
+    ms[n] = r->m.median_ms;
+    clk[n] = r->m.clock_mhz;
+    double lo = ms[n], hi = ms[n], clo = INFINITY, chi = -INFINITY;
+    for (size_t i = 0; i <= n; i++) {
+        if (ms[i] < lo) lo = ms[i];
+        if (ms[i] > hi) hi = ms[i];
+        if (isfinite(clk[i]) && clk[i] > 0) { clo = fmin(clo, clk[i]); chi = fmax(chi, clk[i]); }
+    }
+    *spread = hi / lo - 1;
+    *lo_ms = lo;
+    *hi_ms = hi;
+    *clk_spread = isfinite(clo) && clo > 0 ? chi / clo - 1 : NAN;
+    *runs = n;
+    return 0;
+}
+
 static int has_metric(const tb_metric *m, size_t nm, const char *name)
 {
     for (size_t i = 0; i < nm; i++)
@@ -258,6 +288,8 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                 "TFLOP/s", "median ms", "rse", "vs best [95% CI]", "%cublaslt", "%peak@clock",
                 "host ms", "status");
         int rank = 0;
+        double worst = 0;
+        const char *worst_name = NULL;
         for (size_t k = 0; k < j - i; k++) {
             const tb_result_row *r = order[k];
             char rk[8] = "-", tf[16] = "-", md[16] = "-", rse[16] = "-", pc[16] = "-", pk[32] = "-",
@@ -324,15 +356,30 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                 show_derived(out, r, mt, nm, have_cal ? &cal : NULL);
                 free(mt);
             }
+            double hs, hlo, hhi, hclk;
+            size_t hn;
+            int have_hist = tb_show_ranked(r) && have_env &&
+                            history(s, r, env.gpu_name, run_id, &hs, &hlo, &hhi, &hclk, &hn) == 0;
+            if (have_hist && hs > worst) { worst = hs; worst_name = r->v.name; }
             if (verbose) {
                 if (r->m.describe[0]) fprintf(out, "        setup chose: %s\n", r->m.describe);
                 if (timed(r)) host_detail(out, r);
+                if (have_hist) {
+                    fprintf(out, "        history: with %zu earlier complete runs of this file on %s the "
+                            "median ranged %.5g-%.5g ms (spread %.2f %%", hn, env.gpu_name, hlo, hhi, hs * 100);
+                    if (isfinite(hclk)) fprintf(out, "; their SM clocks spread %.2f %%", hclk * 100);
+                    fprintf(out, "): what a rerun delivered, beside this run's interval\n");
+                }
                 if (r->m.extra_json[0] && strcmp(r->m.extra_json, "{}"))
                     fprintf(out, "        extra: %s\n", r->m.extra_json);
                 fprintf(out, "        file: %s  sha256 %s\n", r->v.file, r->v.sha256);
                 if (r->m.status == TB_STATUS_OK) reproduce(out, r, opts);
             }
         }
+        if (worst_name && worst > 0.005)
+            fprintf(out, "  history: in this file's earlier runs on this GPU model the same libraries' "
+                    "medians on this shape moved by up to %.1f %% (%s); the intervals above cover this "
+                    "run's samples only (--detail)\n", worst * 100, worst_name);
         for (int k = 0; k < nr; k++) free(smp[k]);
         free(smp); free(ns); free(ratio); free(lo); free(hi); free(tied);
         i = j;

@@ -138,6 +138,10 @@ int tb_submission_write(tb_store *s, int64_t run_id, FILE *out, char *msg, size_
     size_t nrows = 0;
     cJSON *root = NULL;
     int rc = tb_store_run_get(s, run_id, run, msg, len);
+    if (rc == TB_OK && !strcmp(run->status, "planned"))   /* sweep --plan-only: nothing measured */
+        rc = tb_fail(msg, len, TB_EDB, "run %lld of '%s' is a plan, not a measurement: measure it "
+                     "with tilebench sweep --db %s --resume %lld first", (long long)run_id,
+                     tb_store_path(s), tb_store_path(s), (long long)run_id);
     if (rc == TB_OK) rc = tb_store_find_environment(s, run_id, &env, &have_env, msg, len);
     if (rc == TB_OK && !have_env)
         rc = tb_fail(msg, len, TB_EDB, "run %lld of '%s' records no environment: a submission needs "

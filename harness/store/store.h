@@ -123,6 +123,13 @@ int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t l
 int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,
                                 int *found, char *msg, size_t len);
 
+/* The medians (and median SM clocks, NaN when not recorded) of variant `name` from the library
+ * whose SHA-256 is sha256 on problem_id, measured on a GPU named gpu_name in other complete runs
+ * of this file than run_id, newest first, at most cap. *n set (0: none). TB_OK or TB_EDB. */
+int tb_store_history(tb_store *s, const char *sha256, const char *name, int64_t problem_id,
+                     const char *gpu_name, int64_t run_id, double *median_ms, double *clock_mhz,
+                     size_t cap, size_t *n, char *msg, size_t len);
+
 /* Merging databases (store_merge.c; tilebench merge): the runs of one file copied into
  * another, each run once, recognised by runs.uid (schema 5). What one merge of an input did. */
 typedef struct tb_merge_counts {

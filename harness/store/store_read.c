@@ -366,6 +366,33 @@ int tb_store_metrics(tb_store *s, int64_t measurement_id, tb_metric **out, size_
     return TB_OK;
 }
 
+/* ---- history: one variant and problem across runs ------------------------------------------ */
+
+int tb_store_history(tb_store *s, const char *sha256, const char *name, int64_t problem_id,
+                     const char *gpu_name, int64_t run_id, double *median_ms, double *clock_mhz,
+                     size_t cap, size_t *n, char *msg, size_t len)
+{
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = tbs_prep(s, Q_HISTORY, &st, msg, len);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, problem_id);
+    sqlite3_bind_text(st, 4, gpu_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 5, run_id);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)cap);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < cap) {
+        median_ms[*n] = col_real(st, 0);
+        clock_mhz[*n] = col_real(st, 1);
+        (*n)++;
+    }
+    if (step != SQLITE_DONE && step != SQLITE_ROW) rc = tbs_db_fail(s, msg, len, "read a variant's history");
+    tbs_done(st);
+    return rc;
+}
+
 /* ---- calibration -------------------------------------------------------------------------- */
 
 int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibration *out,

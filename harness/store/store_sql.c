@@ -78,6 +78,16 @@ static const char *const sql[Q_COUNT] = {
     [Q_METRICS] = "SELECT name, value, unit, available, reason FROM metrics WHERE measurement_id = ? "
                   "ORDER BY name",
     [Q_CAL_INSERT] = "INSERT INTO calibration (" CAL_COLS ") VALUES (?,?,?,?,?,?,?,?,?)",
+    /* the same library (sha256) and variant on the same problem and GPU model in other
+     * finished runs of the file: medians and clocks, newest first */
+    /* (the variants first, then measurements by their variant index: the plan SQLite picks
+     * for a join scans every measurement) */
+    [Q_HISTORY] = "SELECT x.median_ms, x.clock_mhz FROM measurements x "
+                  "JOIN runs r ON r.id = x.run_id JOIN environment e ON e.run_id = x.run_id "
+                  "WHERE x.variant_id IN (SELECT id FROM variants WHERE sha256 = ? AND name = ?) "
+                  "AND x.problem_id = ? AND e.gpu_name = ? "
+                  "AND x.run_id != ? AND x.status = 'ok' AND x.disposition = 'passed' "
+                  "AND x.median_ms > 0 AND r.status = 'complete' ORDER BY x.run_id DESC LIMIT ?",
     [Q_CAL_LATEST] = "SELECT id, " CAL_COLS " FROM calibration "
                      "WHERE gpu_uuid = ? COLLATE NOCASE ORDER BY id DESC LIMIT 1",
 };
