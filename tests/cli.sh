@@ -346,43 +346,11 @@ run cli-10.5 2 "invalid value 'x' for --shard" "$TB" sweep --plan-only --shard x
 run cli-10.7 2 "--resume takes the run's own options" "$TB" sweep --db "$pl/all.db" --resume 1 --shard 0/2
 out=$("$TB" sweep "${vs[@]}" --shapes 512x512x512,1024x1024x1024 --plan-only --shard 5/6 --no-progress --db "$pl/empty.db" 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "= 0 items (shard 5/6: 0 of 2 shapes)" <<<"$out" && ok cli-10.8 || bad cli-10.8 "an empty shard: exit $rc: $out"
-# the scripted worker: probe runs the real one; measure reports a fake GPU and answers each job
-cat > "$tmp/plan_worker" <<'PYEOF'
-#!/usr/bin/python3
-import json, os, sys
-if sys.argv[1:2] != ["measure"]:
-    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + sys.argv[1:])
-out = os.fdopen(3, "w", buffering=1)
-say = lambda **o: print(json.dumps(o), file=out)
-if "--device" in sys.argv:
-    say(type="env", gpu_name="fake GPU", gpu_uuid="GPU-e0e0e0e0-0000-0000-0000-000000000000", cc_major=9, cc_minor=0, sm_count=132)
-line = sys.stdin.readline()
-if not line:
-    sys.exit(0)
-job = json.loads(line)
-with open(os.environ["PLAN_JOBS"], "a") as f:
-    f.write(f'{job["problem"]["m"]}x{job["problem"]["n"]}x{job["problem"]["k"]} {len(job["variants"])}\n')
-say(type="ready")
-for v in job["variants"]:
-    say(type="begin", variant=v["name"])
-    say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=1.0, n_samples=3,
-        samples_ms=[1.0, 1.0, 1.0], samples_clock_mhz=[1980, 1980, 1980], method="cold", stop_reason="scripted")
-say(type="done")
-PYEOF
-chmod +x "$tmp/plan_worker"
-cp "$pl/s4-2.db" "$pl/r.db"
-want=$(items "$pl/r.db" | sed 's/ planned$/ ok/' | sort)
-out=$(PLAN_JOBS="$pl/jobs" TILEBENCH_WORKER="$tmp/plan_worker" "$TB" sweep --db "$pl/r.db" --resume 1 --no-progress --quiet 2>&1); rc=$?
-got=$(items "$pl/r.db" | sort)
-[ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(wc -l < "$pl/jobs")" = "$(cut -d' ' -f2-4 <<<"$want" | sort -u | wc -l)" ] \
-    && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; c=sqlite3.connect(sys.argv[1]); r=c.execute("SELECT status, options_json FROM runs").fetchone(); print(r[0], json.loads(r[1])["shard"])' "$pl/r.db")" = "complete 2/4" ] \
-    && ok cli-10.9 || bad cli-10.9 "exit $rc; resuming the planned shard measured $(grep -c ' ok$' <<<"$got") of $(wc -l <<<"$want") items, jobs: $(tr '\n' ';' < "$pl/jobs" 2>/dev/null); $out"
-
-# 11. several GPUs in one sweep (--devices, issue 21), by a scripted worker: device D is a fake
-# GPU with UUID GPU-...-00D; one slot per listed GPU draws shapes from one queue; a shape's
-# variants are measured together by one worker; each result records its GPU; a slot whose
-# worker fails before measuring (TILEBENCH_TEST_FAIL_SLOT, the hook the real worker has too)
-# twice is taken out and the other finishes its shapes
+# the scripted worker, for sections 10 and 11: probe runs the real one; `measure` reports fake
+# GPU D (UUID GPU-...-00D, or DEV_NAME_D) when started with --device D, answers each job with
+# made-up results and logs it to DEV_JOBS; `env --device D` reports GPU D; it fails before
+# measuring for the slot TILEBENCH_TEST_FAIL_SLOT names (as the real worker does), for every
+# job with DEV_FAIL_ALL, and for the shape whose M is DEV_FAIL_M
 cat > "$tmp/dev_worker" <<'PYEOF'
 #!/usr/bin/python3
 import json, os, sys
@@ -419,6 +387,19 @@ for v in job["variants"]:
 say(type="done")
 PYEOF
 chmod +x "$tmp/dev_worker"
+cp "$pl/s4-2.db" "$pl/r.db"
+want=$(items "$pl/r.db" | sed 's/ planned$/ ok/' | sort)
+out=$(DEV_JOBS="$pl/jobs" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep --db "$pl/r.db" --resume 1 --no-progress --quiet 2>&1); rc=$?
+got=$(items "$pl/r.db" | sort)
+[ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(wc -l < "$pl/jobs")" = "$(cut -d' ' -f2-4 <<<"$want" | sort -u | wc -l)" ] \
+    && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; c=sqlite3.connect(sys.argv[1]); r=c.execute("SELECT status, options_json FROM runs").fetchone(); print(r[0], json.loads(r[1])["shard"])' "$pl/r.db")" = "complete 2/4" ] \
+    && ok cli-10.9 || bad cli-10.9 "exit $rc; resuming the planned shard measured $(grep -c ' ok$' <<<"$got") of $(wc -l <<<"$want") items, jobs: $(tr '\n' ';' < "$pl/jobs" 2>/dev/null); $out"
+
+# 11. several GPUs in one sweep (--devices, issue 21), by a scripted worker: device D is a fake
+# GPU with UUID GPU-...-00D; one slot per listed GPU draws shapes from one queue; a shape's
+# variants are measured together by one worker; each result records its GPU; a slot whose
+# worker fails before measuring (TILEBENCH_TEST_FAIL_SLOT, the hook the real worker has too)
+# twice is taken out and the other finishes its shapes
 dv="$tmp/dev"; mkdir -p "$dv"
 byuuid() { /usr/bin/python3 -c '
 import json, sqlite3, sys

@@ -102,21 +102,15 @@ int tb_cli_devices_parse(const char *spec, tb_sweep_opts *o)
 {
     o->ndev = 0;
     if (!strcmp(spec, "all")) return 0;
-    {
-        char *copy = strdup(spec), *save = NULL;
-        for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-            if (o->ndev == TB_MAX_DEVICES || device_item(it, o->dev[o->ndev], sizeof o->dev[0])) {
-                free(copy);
-                return tb_cli_error("invalid value '%s' for --devices (all, or GPU indices 0-63 and "
-                                    "UUIDs GPU-..., comma separated, at most %d)", spec, TB_MAX_DEVICES);
-            }
-            o->ndev++;
-        }
-        free(copy);
-        if (!o->ndev || spec[strlen(spec) - 1] == ',' || spec[0] == ',' || strstr(spec, ",,"))
-            return tb_cli_error("invalid value '%s' for --devices (all, or GPU indices 0-63 and "
-                                "UUIDs GPU-..., comma separated, at most %d)", spec, TB_MAX_DEVICES);
-    }
+    /* no empty item: strtok_r would pass over it */
+    int bad = !spec[0] || spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,");
+    char *copy = strdup(spec), *save = NULL;
+    for (char *it = copy ? strtok_r(copy, ",", &save) : NULL; it && !bad; it = strtok_r(NULL, ",", &save))
+        bad = o->ndev == TB_MAX_DEVICES || device_item(it, o->dev[o->ndev++], sizeof o->dev[0]);
+    free(copy);
+    if (bad || !o->ndev)
+        return tb_cli_error("invalid value '%s' for --devices (all, or GPU indices 0-63 and UUIDs "
+                            "GPU-..., comma separated, at most %d)", spec, TB_MAX_DEVICES);
     return 0;
 }
 
