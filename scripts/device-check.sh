@@ -7,18 +7,12 @@
 #   scripts/device-check.sh [PREFIX]      (default: prefix/; logs under $OUT or /tmp/tb-check)
 # A device call is limited to 10 minutes, and the whole check does not fit in one: run it as
 # the plan below, one call each (`scripts/device-check.sh PREFIX --call N`; `--plan` prints
-# it). Durations measured on the H100 on 2026-11-25 at 2d4cc9e (docs/perf.md, seventh session):
+# it). Durations measured on the H100 on 2026-11-27 at 3d286bb (docs/perf.md, eleventh session):
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
-#           gpu_problems gpu_timing gpu_metrics                           299 s  (+ gpu_gate, ~25 s;
-#           + gpu_energy, gpu_devices: not yet timed together)
-#   call 2  gpu_smoke (the default sweep on the smoke set)     503 s when it still held gpu_resume
-#   call 3  gpu_resume, the SASS check and the default sweep    299 s before gpu_resume moved here
-# (2026-11-27: gpu_smoke's kill-and-resume half is gpu_resume now, in call 3, so that neither
-# call runs near the 600 s limit; neither half has been timed on its own yet)
-# On an H200 on 2026-11-27 at 5fb09a3 (docs/perf.md, tenth session), since the stop rule and
-# energy changes: gpu_timing 56 s, gpu_gate 29 s, gpu_energy 5 s, gpu_zoo 17 s, the SASS check
-# about 20 s, the default sweep 82 s; call 2's gpu_smoke not re-measured (its resume sweeps now
-# run without the energy measurement).
+#           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
+#   call 2  gpu_smoke                                                                  95 s
+#   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
+# The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
 # sweep, DC_SETS=1 adds the square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
 set -u

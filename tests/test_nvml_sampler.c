@@ -349,24 +349,34 @@ static int gpu_cases(void)
         }
     }
     TB_CASE("sampler-3.2", "half a second of sampling an idle GPU") {
-        tb_nvml_sampler *s = NULL;
-        tb_nvml_summary sum;
-        double t0 = now_s();
-        TB_CHECK(tb_nvml_sampler_start(d, 10, &s, msg, sizeof msg) == TB_OK);
-        double t_start = now_s() - t0;
-        sleep_ms(500);
-        double t1 = now_s();
-        tb_nvml_sampler_stop(s, &sum);
-        double t_stop = now_s() - t1;
-        print_summary("gpu", &sum);
-        printf("  start %.2f ms, stop %.2f ms\n", 1e3 * t_start, 1e3 * t_stop);
-        TB_CHECK(sum.n >= 20 && sum.sm_mhz_min > 0 && sum.power_w_mean > 0 && sum.temp_c_max > 0);
-        TB_CHECK(sum.seconds >= 0.5 && sum.seconds < 1.0);
-        /* the energy counter (Volta and later) over the window: the mean power times the time,
-         * within a factor of two (the counter updates every few tens of ms) */
-        printf("  energy %.2f J over %.3f s at %.1f W mean\n", sum.energy_j, sum.seconds, sum.power_w_mean);
-        TB_CHECK(isfinite(sum.energy_j) && sum.energy_j > 0.5 * sum.power_w_mean * sum.seconds &&
-                 sum.energy_j < 2.0 * sum.power_w_mean * sum.seconds);
+        /* the energy counter (Volta and later) over the window against the mean power times the
+         * time, within a factor of two (the counter moves every 100 ms; docs/perf.md). Up to four
+         * windows a second apart, passing on the first that agrees: on 2026-11-27 an H100 just
+         * lent read a steady 360 W while its counter rose at 125 W in the first window (the card
+         * not yet idle after the machine's start); a broken counter fails all four. */
+        int agreed = 0;
+        for (int w = 0; w < 4 && !agreed; w++) {
+            tb_nvml_sampler *s = NULL;
+            tb_nvml_summary sum;
+            if (w) sleep_ms(1000);
+            double t0 = now_s();
+            TB_CHECK(tb_nvml_sampler_start(d, 10, &s, msg, sizeof msg) == TB_OK);
+            if (!s) break;
+            double t_start = now_s() - t0;
+            sleep_ms(500);
+            double t1 = now_s();
+            tb_nvml_sampler_stop(s, &sum);
+            double t_stop = now_s() - t1;
+            printf("  window %d:\n", w + 1);
+            print_summary("gpu", &sum);
+            printf("  start %.2f ms, stop %.2f ms\n", 1e3 * t_start, 1e3 * t_stop);
+            TB_CHECK(sum.n >= 20 && sum.sm_mhz_min > 0 && sum.power_w_mean > 0 && sum.temp_c_max > 0);
+            TB_CHECK(sum.seconds >= 0.5 && sum.seconds < 1.0);
+            printf("  energy %.2f J over %.3f s at %.1f W mean\n", sum.energy_j, sum.seconds, sum.power_w_mean);
+            agreed = isfinite(sum.energy_j) && sum.energy_j > 0.5 * sum.power_w_mean * sum.seconds &&
+                     sum.energy_j < 2.0 * sum.power_w_mean * sum.seconds;
+        }
+        TB_CHECK(agreed);
     }
     tb_nvml_close();
     return tb_test_done();

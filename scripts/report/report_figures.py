@@ -302,7 +302,8 @@ def roofline(d, labels, colours, path):
                 color="black", lw=1.3, gid="ceil-memory")
         ax.text(lo_x * 1.12, lo_x * ceil["dram_gbps"] / 1000.0 / 1.25,
                 f"DRAM {ceil['dram_gbps']:.0f} GB/s\n{ceil['source']}: {ceil['dram_how']}",
-                fontsize=7.5, va="top", ha="left")
+                fontsize=7.5, va="top", ha="left", zorder=5,
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
     missing = [w for w, v in (("tensor", ceil["tflops"]), ("DRAM", ceil["dram_gbps"])) if not v]
     if missing:
         ax.text(0.01, 0.99, f"no {' or '.join(missing)} ceiling known for this GPU "
@@ -311,7 +312,8 @@ def roofline(d, labels, colours, path):
     if ridge:
         ax.axvline(ridge, color="#999999", lw=0.7, ls=":")
         ax.text(ridge * 1.05, ymin * 1.15, f"ridge {ridge:.0f} FLOP/byte", fontsize=7, color="#555555",
-                rotation=90, va="bottom")
+                rotation=90, va="bottom", zorder=5,
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1))
     # the shapes on a top axis, at the intensity of their column
     cols = {}
     for m, x, how in pts:
