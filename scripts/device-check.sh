@@ -68,7 +68,9 @@ sass_bad=0
     hg=$(grep -c HGMMA <<<"$s"); hm=$(grep -c 'HMMA' <<<"$s"); tl=$(grep -c UTMALDG <<<"$s"); mc=$(grep -c MULTICAST <<<"$s")
     printf "%-64s HGMMA %4d HMMA %5d UTMALDG %3d MULTICAST %2d UTMASTG %2d LDGSTS %4d LDSM %4d\n" "$n" \
       $hg $hm $tl $mc "$(grep -c UTMASTG <<<"$s")" "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
-    if [[ $n == wgmma_* ]]; then
+    if [[ $n == wgmma_auto* ]]; then   # its points are Hopper kernels; its skinny path is mma.sync
+        if [ $hg = 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
+    elif [[ $n == wgmma_* ]]; then
         if [ $hg = 0 ] || [ $hm != 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
         if [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && [ $mc = 0 ]; then echo "  NO MULTICAST: $n"; sass_bad=1; fi
     fi

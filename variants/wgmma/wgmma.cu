@@ -50,7 +50,8 @@
  * CMake defines, one library per grid point (see CMakeLists.txt): TB_TILE_M, TB_TILE_N,
  * TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
  * TB_RASTER_N (0 raster m, 1 raster n, 2 Hilbert order), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control),
- * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster).
+ * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster). With TB_AUTO_ENTRY=fn the
+ * file exports no query: fn() returns the point's variant to wgmma_auto's dispatcher (auto.cu).
  *
  * Stream-K tail (TB_STREAMK): when the tiles do not fill whole waves of the persistent grid
  * (G CTAs, T tiles, T > G, T % G != 0), the first (T/G - 1) * G tiles stay data-parallel and
@@ -1073,4 +1074,15 @@ const tb_variant wg_variant = {
 
 } // namespace
 
+#ifdef TB_AUTO_ENTRY
+/* Built into wgmma_auto (auto.cu, one translation unit per point of its table): this point's
+ * variant, named, for the dispatcher; hidden like every symbol but the library's query. */
+const tb_variant *TB_AUTO_ENTRY(void)
+{
+    static const size_t named_ = tb_variant_make_name("wgmma", wg_params, wg_name, sizeof wg_name);
+    (void)named_;
+    return &wg_variant;
+}
+#else
 TBV_SINGLE_VARIANT_QUERY(wg_variant, wg_name, "wgmma", wg_params)
+#endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""wgmma-auto-table.py - wgmma_auto's dispatch table from a tilebench sweep.
+
+wgmma_auto (variants/wgmma/auto.cu) is one variant that runs, per shape, the point of the
+wgmma family a sweep measured fastest there, or the skinny kernel for a few rows. Its table,
+variants/wgmma/auto-table.json, lists the points built into it ("points", in the grid's
+'TM TN STAGES CM CN SCHEDULE RASTER SWIZZLE [EPILOGUE]' form, as variants/wgmma/CMakeLists.txt)
+and, per measured shape, which of them won ("shapes": [m, n, k, index], index -1 for skinny).
+This script reads the database straight from SQLite and writes that JSON:
+
+  tilebench sweep --variants build/lib/tilebench/variants-grid --variants build/lib/tilebench/variants \\
+      --filter 'wgmma_bf16_*' --filter 'skinny*' --shapes square,llm --db tune.db
+  scripts/wgmma-auto-table.py tune.db --output variants/wgmma/auto-table.json
+
+Only ok/passed measurements of the table's own points (and skinny) count; a shape none of them
+passed is left out (the dispatcher takes the nearest measured shape). The points come from the
+current table (--table, default variants/wgmma/auto-table.json) unless --points FILE names
+others, one per line. The sweep's wall time is recorded as the tuning cost. --output writes the
+file whole (a temporary beside it, renamed), after the old table was read: never redirect
+stdout onto the table itself, which the shell empties before the script reads it. Exit 2 on bad
+input, nothing written.
+"""
+import argparse, json, os, sqlite3, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def point_name(spec):
+    f = spec.split()
+    if len(f) not in (8, 9):
+        raise ValueError(f"point '{spec}' needs TM TN STAGES CM CN SCHEDULE RASTER SWIZZLE [EPILOGUE]")
+    tm, tn, st, cm, cn, sched, raster, sw = f[:8]
+    name = f"wgmma_bf16_{tm}x{tn}x64_c{cm}x{cn}_s{st}_{sched}_raster{raster}_sw{sw}"
+    if len(f) == 9:
+        name += {"conflict": "_epilogue-conflict", "streamk": "_tail-streamk", "swizzled": ""}[f[8]]
+    return name + "_tn"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("db")
+    ap.add_argument("--table", default=os.path.join(HERE, "..", "variants", "wgmma", "auto-table.json"))
+    ap.add_argument("--points", help="a file of points, one per line (default: the table's)")
+    ap.add_argument("--output", help="write the table here (default: standard output)")
+    o = ap.parse_args()
+    if not os.path.isfile(o.db):
+        print(f"wgmma-auto-table: error: no database '{o.db}'", file=sys.stderr); return 2
+    try:
+        if o.points:
+            points = [l.strip() for l in open(o.points) if l.strip() and not l.startswith("#")]
+        else:
+            points = json.load(open(o.table))["points"]
+        names = {point_name(p): i for i, p in enumerate(points)}
+    except (OSError, ValueError, KeyError) as e:
+        print(f"wgmma-auto-table: error: points: {e}", file=sys.stderr); return 2
+    c = sqlite3.connect(f"file:{o.db}?mode=ro", uri=True)
+    rows = c.execute("SELECT v.name, p.m, p.n, p.k, x.median_ms, p.layouts FROM measurements x "
+                     "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id "
+                     "WHERE x.status = 'ok' AND x.disposition = 'passed' AND x.median_ms > 0").fetchall()
+    best = {}
+    for name, m, n, k, med, layout in rows:
+        if not str(layout).startswith("tn"):
+            continue
+        idx = -1 if name.startswith("skinny") else names.get(name)
+        if idx is None:
+            continue
+        key = (m, n, k)
+        if key not in best or med < best[key][0]:
+            best[key] = (med, idx)
+    if not best:
+        print(f"wgmma-auto-table: error: no ok/passed measurement of the table's points in '{o.db}'",
+              file=sys.stderr); return 2
+    gpus = sorted({r[0] for r in c.execute("SELECT DISTINCT gpu_name FROM environment")} - {None})
+    secs = 0.0
+    for (pj,) in c.execute("SELECT phases_json FROM runs"):
+        try:
+            secs += json.loads(pj or "{}").get("total_s", 0.0)
+        except ValueError:
+            pass
+    cmds = [r[0] for r in c.execute("SELECT command_line FROM runs")]
+    table = {
+        "comment": "wgmma_auto's dispatch table: made by scripts/wgmma-auto-table.py from a sweep; "
+                   "points are built into the library, shapes are [m, n, k, point index] (-1: skinny)",
+        "gpu": ", ".join(gpus) or "unknown",
+        "sweep": cmds,
+        "tuning_seconds": round(secs, 1),
+        "skinny_max_m": 16,
+        "points": points,
+        "shapes": [[m, n, k, best[(m, n, k)][1]] for (m, n, k) in sorted(best)],
+    }
+    # one point and one shape a line: a diff of two tables reads as the shapes that moved
+    out = json.dumps({k: v for k, v in table.items() if k not in ("points", "shapes")}, indent=1)[:-2]
+    out += ',\n "points": [\n' + ",\n".join("  " + json.dumps(p) for p in points) + "\n ],"
+    out += '\n "shapes": [\n' + ",\n".join("  " + json.dumps(r) for r in table["shapes"]) + "\n ]\n}\n"
+    json.loads(out)
+    if not o.output:
+        sys.stdout.write(out)
+        return 0
+    tmp = o.output + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(out)
+    os.replace(tmp, o.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

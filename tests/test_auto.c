@@ -1,0 +1,107 @@
+/* test_auto.c - wgmma_auto (variants/wgmma/auto.cu) on the host side: it says yes to every
+ * shape of the square, llm and odd sets in layout tn, with leading dimensions as the sweep
+ * makes them and padded by 1 and 3 elements (pitches TMA cannot describe), asks workspace for
+ * the padded copies exactly when a pitch is not a multiple of 8 on its wgmma path, and refuses
+ * other layouts and batches with a reason. No GPU needed: supports() and workspace_size() are
+ * host arithmetic. argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory. */
+#define _GNU_SOURCE
+#include "tb_test.h"
+#include "worker/loader.h"
+#include "driver/shapes.h"
+#include "common/tb.h"
+#include <stdio.h>
+#include <string.h>
+
+static tb_problem gemm(int64_t m, int64_t n, int64_t k, int pad)
+{
+    tb_problem p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    p.op = TB_OP_GEMM;
+    tb_gemm *g = &p.gemm;
+    g->m = m; g->n = n; g->k = k; g->batch = 1;
+    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
+    g->acc_type = TB_DTYPE_F32;
+    g->a_layout = TB_LAYOUT_ROW; g->b_layout = TB_LAYOUT_COL;
+    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
+    g->lda = k + pad; g->ldb = k + pad; g->ldc = g->ldd = n + pad;
+    g->stride_a = m * g->lda; g->stride_b = n * g->ldb;
+    g->stride_c = g->stride_d = m * g->ldd;
+    g->alpha = 1.0; g->beta = 0.0;
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) { printf("usage: test_auto WGMMA_AUTO.so SHAPES_DIR\n"); return 2; }
+    char msg[TB_MSG_LEN], why[256];
+    tb_lib *lib = NULL;
+    const tb_variant *v = NULL;
+    TB_CASE("auto-1.1", "the library loads, one variant named wgmma_auto_bf16_tn") {
+        TB_CHECK(tb_lib_open(argv[1], &lib, msg, sizeof msg) == TB_OK);
+        if (!lib) { printf("  %s\n", msg); return tb_test_done(); }
+        TB_CHECK(tb_lib_variant(lib, 0, &v, msg, sizeof msg) == TB_OK && v);
+        if (!v) return tb_test_done();
+        TB_CHECK(strcmp(v->name, "wgmma_auto_bf16_tn") == 0);
+        TB_CHECK(strcmp(v->family, "wgmma_auto") == 0);
+        TB_CHECK(v->supports && v->workspace_size && v->setup && v->launch && v->describe);
+    }
+    if (!v) return tb_test_done();
+    tb_shape_list shapes = { 0 };
+    TB_CASE("auto-1.2", "every shape of square, llm and odd, pitches as swept and padded by 1 and 3") {
+        TB_CHECK(tb_shapes_add(&shapes, "square,llm,odd", argv[2], msg, sizeof msg) == TB_OK);
+        TB_CHECK(shapes.n >= 60);
+        int refused = 0, ws_wrong = 0, n = 0;
+        for (size_t i = 0; i < shapes.n; i++) {
+            const tb_shape *s = &shapes.v[i];
+            for (int pad = 0; pad <= 3; pad += (pad ? 2 : 1)) {
+                tb_problem p = gemm(s->m, s->n, s->k, pad);
+                n++;
+                why[0] = 0;
+                if (!v->supports(&p, why, sizeof why)) {
+                    if (refused++ < 5)
+                        printf("  refused %lldx%lldx%lld pad %d: %s\n", (long long)s->m,
+                               (long long)s->n, (long long)s->k, pad, why);
+                    continue;
+                }
+                /* the skinny path (m <= 16) reads any pitch in place; the wgmma path copies
+                 * what TMA cannot describe into the workspace */
+                const tb_gemm *g = &p.gemm;
+                const int odd = g->lda % 8 || g->ldb % 8 || g->ldd % 8;
+                const size_t ws = v->workspace_size(&p);
+                const size_t need = g->m > 16 && odd ? (size_t)g->m * 2 : 0;
+                if ((need && ws < need) || (g->m <= 16 && ws != 0)) {
+                    if (ws_wrong++ < 5)
+                        printf("  workspace %zu for %lldx%lldx%lld pad %d\n", ws, (long long)g->m,
+                               (long long)g->n, (long long)g->k, pad);
+                }
+            }
+        }
+        printf("  %d problems, %d refused, %d with a wrong workspace\n", n, refused, ws_wrong);
+        TB_CHECK(refused == 0);
+        TB_CHECK(ws_wrong == 0);
+    }
+    TB_CASE("auto-1.3", "an aligned wgmma-path shape needs no copies") {
+        tb_problem p = gemm(4096, 4096, 4096, 0);
+        TB_CHECK(v->supports(&p, why, sizeof why));
+        TB_CHECK(v->workspace_size(&p) < (size_t)4096 * 4096 * 2);
+        tb_problem q = gemm(4095, 4097, 4093, 0);   /* lda 4093, ldd 4097: A and D copied */
+        TB_CHECK(v->workspace_size(&q) >= (size_t)4095 * 4096 * 2 + (size_t)4095 * 4104 * 2);
+    }
+    TB_CASE("auto-1.4", "other layouts and batches are refused with a reason") {
+        tb_problem p = gemm(256, 256, 256, 0);
+        p.gemm.b_layout = TB_LAYOUT_ROW;
+        TB_CHECK(!v->supports(&p, why, sizeof why));
+        TB_CHECK_STR_CONTAINS(why, "layout tn");
+        p = gemm(256, 256, 256, 0);
+        p.gemm.batch = 2;
+        TB_CHECK(!v->supports(&p, why, sizeof why));
+        TB_CHECK_STR_CONTAINS(why, "batch");
+        p = gemm(256, 256, 256, 0);
+        p.gemm.a_type = TB_DTYPE_F16;
+        TB_CHECK(!v->supports(&p, why, sizeof why));
+    }
+    tb_shapes_free(&shapes);
+    tb_lib_free(lib);
+    return tb_test_done();
+}
