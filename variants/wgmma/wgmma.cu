@@ -65,6 +65,13 @@
  * partials and runs the epilogue. The owner's segment comes last in its range and the
  * partials first in theirs, so the wait is short; every CTA is resident (one per SM, grid <=
  * SMs), so it ends. launch() zeroes the flags (G ints) before each launch.
+ * Split-K, the same machinery (eleventh session, issue 22; written, not yet run on a GPU): when
+ * the tiles fill at most half of the grid (T <= G/2) and k has at least WG_SK_MIN_K_ITERS blocks,
+ * the grid is every SM and ALL tiles are split: T * k_iters block-iterations in G ranges of
+ * ceil(T * k_iters / G) (at least WG_SK_MIN_PER), so a tile's k is summed by several CTAs (llm
+ * M = 128, N = 4096: 16 tiles of 128x256 on 132 SMs, 8 CTAs a tile). A range is then shorter
+ * than a tile's k, so an owner may wait for several partials, in range order; each CTA still
+ * leaves at most one partial and writes it before it owns anything, so no wait is circular.
  */
 #include "../common/gemm_common.cuh"
 
@@ -85,6 +92,9 @@
 #ifndef TB_STREAMK
 #define TB_STREAMK 0
 #endif
+/* split-K (stream-K points, under half a wave): only from 8 k-blocks, ranges of at least 4 */
+#define WG_SK_MIN_K_ITERS 8
+#define WG_SK_MIN_PER 4
 /* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
@@ -865,10 +875,27 @@ void streamk_split(int num_tiles, int g, int k_iters, int &first, int &per, int 
 {
     first = num_tiles;
     per = total = 0;
-    if (!cfg::STREAMK || g < 1 || num_tiles <= g || num_tiles % g == 0) return;
+    if (!cfg::STREAMK || g < 1 || num_tiles == g || num_tiles % g == 0) return;
+    if (num_tiles < g) {            /* under half a wave (sk_grid): split-K over the whole grid */
+        if (num_tiles * 2 > g || k_iters < WG_SK_MIN_K_ITERS) return;
+        first = 0;
+        total = num_tiles * k_iters;
+        per = (total + g - 1) / g;
+        if (per < WG_SK_MIN_PER) per = WG_SK_MIN_PER;
+        return;
+    }
     first = (num_tiles / g - 1) * g;
     total = (num_tiles - first) * k_iters;
     per = (total + g - 1) / g;
+}
+
+/* The persistent grid for num_tiles tiles and cap CTAs: one per tile up to cap, or, for a
+ * stream-K point whose tiles fill at most half of the grid with k_iters >= WG_SK_MIN_K_ITERS, the
+ * whole grid (streamk_split deals the tiles' k-blocks out over it). */
+int sk_grid(int num_tiles, int cap, int k_iters)
+{
+    if (cfg::STREAMK && num_tiles * 2 <= cap && k_iters >= WG_SK_MIN_K_ITERS) return cap;
+    return num_tiles < cap ? num_tiles : cap;
 }
 
 /* CTAs the persistent grid may hold at most without clusters: one per SM of the current
@@ -889,9 +916,10 @@ size_t wg_workspace_size(const tb_problem *p)
     const int64_t tiles = ((g->m + cfg::TILE_M - 1) / cfg::TILE_M) * ((g->n + cfg::TILE_N - 1) / cfg::TILE_N);
     cudaError_t e;
     const int cap = max_ctas(&e);   /* stream-K is never clustered: one CTA per cluster */
-    const int grid = tiles < cap ? (int)tiles : cap;
+    const int k_iters = (int)((g->k + 63) / 64);
+    const int grid = sk_grid((int)tiles, cap, k_iters);
     int first, per, total;
-    streamk_split((int)tiles, grid, (int)((g->k + 63) / 64), first, per, total);
+    streamk_split((int)tiles, grid, k_iters, first, per, total);
     if (!total) return 0;
     return (size_t)grid * cfg::TILE_M * cfg::TILE_N * sizeof(float) + 256 + (size_t)grid * sizeof(int);
 }
@@ -963,7 +991,8 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     k.ldc = g->ldc;
     s->sms = sms;
     s->max_clusters = max_clusters;
-    s->clusters = k.num_ctiles < max_clusters ? k.num_ctiles : max_clusters;
+    s->clusters = cfg::STREAMK ? sk_grid(k.num_ctiles, max_clusters, k.k_iters)
+                               : (k.num_ctiles < max_clusters ? k.num_ctiles : max_clusters);
     s->grid = s->clusters * cfg::CSIZE;
     streamk_split(k.num_ctiles, s->grid, k.k_iters, k.sk_first, k.sk_per, k.sk_total);
     *state = s;
