@@ -14,6 +14,7 @@ int cmd_compare(int argc, char **argv, const tb_paths *paths);
 int cmd_baseline(int argc, char **argv, const tb_paths *paths);
 int cmd_migrate(int argc, char **argv, const tb_paths *paths);
 int cmd_merge(int argc, char **argv, const tb_paths *paths);
+int cmd_search(int argc, char **argv, const tb_paths *paths);
 int cmd_check(int argc, char **argv, const tb_paths *paths);
 int cmd_submit(int argc, char **argv, const tb_paths *paths);
 int cmd_report(int argc, char **argv, const tb_paths *paths);

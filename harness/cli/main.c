@@ -33,6 +33,7 @@ static void usage(FILE *f)
         "  baseline save a run as a baseline file for a later gate or compare\n"
         "  migrate  bring a database written by an older tilebench to this schema\n"
         "  merge    combine databases (sweep shards) into one: each run once, every sample\n"
+        "  search   model-guided search of a family's points: time only those that can win\n"
         "  check    is a database whole (integrity, foreign keys, every sample present)\n"
         "  submit   send a run to a leaderboard server (docs/submission.md)\n"
         "\n"
@@ -55,7 +56,7 @@ static const struct {
 } commands[] = {
     { "list", cmd_list }, { "sweep", cmd_sweep }, { "show", cmd_show },
     { "export", cmd_export }, { "report", cmd_report }, { "doctor", cmd_doctor }, { "gate", cmd_gate },
-    { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate }, { "merge", cmd_merge },
+    { "compare", cmd_compare }, { "baseline", cmd_baseline }, { "migrate", cmd_migrate }, { "merge", cmd_merge }, { "search", cmd_search },
     { "check", cmd_check }, { "submit", cmd_submit },
 };
 
@@ -79,7 +80,7 @@ static int run(int argc, char **argv)
         if (!strcmp(c, commands[i].name)) return commands[i].run(argc - 1, argv + 1, &paths);
     if (c[0] == '-') return tb_cli_error("unknown option '%s' (see 'tilebench --help')", c);
     return tb_cli_error("unknown command '%s' (commands: list, sweep, show, export, report, doctor, gate, "
-                        "compare, baseline, migrate, merge, check, submit)", c);
+                        "compare, baseline, migrate, merge, search, check, submit)", c);
 }
 
 int main(int argc, char **argv)

@@ -65,6 +65,20 @@ static inline int bf16_gemm_ok(const tb_problem *p, char *why, size_t len)
     return 1;
 }
 
+/* bf16_gemm_ok and the layout the Hopper families read (wgmma, wgmma_auto, skinny): "tn", A
+ * row-major, B column-major, D (and C when beta != 0) row-major, batch 1. */
+static inline int bf16_gemm_tn_ok(const tb_problem *p, char *why, size_t len)
+{
+    if (!bf16_gemm_ok(p, why, len)) return 0;
+    const tb_gemm *g = &p->gemm;
+    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
+        return no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
+    if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
+        return no(why, len, "c must be row-major");
+    if (g->batch != 1) return no(why, len, "batch 1 only");
+    return 1;
+}
+
 /* m * n * k as a double (exact up to 2^53), for the size limits of the slow baselines. */
 static inline double gemm_volume(const tb_gemm *g)
 {

@@ -89,13 +89,7 @@ struct auto_state {
 
 int au_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_ok(p, why, len)) return 0;
-    const tb_gemm *g = &p->gemm;
-    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
-    if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "c must be row-major");
-    if (g->batch != 1) return tbv::no(why, len, "batch 1 only");
+    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
     int row, pa, pb, pd;
     const int pick = choose(p, &row);
     if (pick < 0) return 1;

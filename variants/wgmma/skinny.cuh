@@ -224,13 +224,8 @@ int sk_go(const sk_args &a, unsigned ctas, cudaStream_t stream)
  * batch 1, m <= 64; any n, k and leading dimensions. */
 static inline int skinny_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_ok(p, why, len)) return 0;
+    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
     const tb_gemm *g = &p->gemm;
-    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
-    if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "c must be row-major");
-    if (g->batch != 1) return tbv::no(why, len, "batch 1 only");
     if (g->m > SK_MAX_M) return tbv::no(why, len, "m must be at most %d", SK_MAX_M);
     if (g->n > INT_MAX - 1024 || g->k > INT_MAX - 1024)
         return tbv::no(why, len, "n and k must be below 2^31 - 1024");

@@ -845,13 +845,8 @@ int hilbert_table(int cm, int cn, uint32_t **out, char *msg, size_t len)
 
 int wg_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_ok(p, why, len)) return 0;
+    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
     const tb_gemm *g = &p->gemm;
-    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
-    if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
-        return tbv::no(why, len, "c must be row-major");
-    if (g->batch != 1) return tbv::no(why, len, "batch 1 only");
     if (g->lda % 8 != 0 || g->ldb % 8 != 0)
         return tbv::no(why, len, "row pitch of a or b not a multiple of 16 bytes (lda, ldb must "
                                  "be multiples of 8): TMA cannot describe it");

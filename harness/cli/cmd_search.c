@@ -1,0 +1,370 @@
+/* cmd_search.c - tilebench search: model-guided search over a family's points (issue 25).
+ *
+ * Owns the command: its arguments, where the timings come from, and what it prints. The loop
+ * is driver/search.c's, the model driver/model.c's. Timings come from a recorded database
+ * (--replay DB: every measurement of the family there is an oracle; GPU seconds are each
+ * measurement's share of its run's wall time), so that a search can be judged against the
+ * exhaustive sweep it replays: which winner it finds, at what fraction of the cost. Timing on
+ * the GPU goes through `tilebench sweep` (one run per round) and is the next step: without
+ * --replay the command says so and exits 2.
+ */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "driver/search.h"
+#include "driver/shapes.h"
+#include "store/store.h"
+#include "common/peak.h"
+#include "common/phases.h"
+#include "common/tb.h"
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: tilebench search --replay DB [--family NAME] [--shapes SPEC] [--per-round N]\n"
+           "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
+           "                        [--explain] [--table FILE]\n"
+           "\n"
+           "For each shape, predict the time of every point of a tiled family (tile, stages,\n"
+           "schedule, cluster, raster and tail, read from each variant's parameters) with a model\n"
+           "of the GPU, time only the points that can still win, refit the model's constants on\n"
+           "what was timed, and stop when no untimed point's prediction, less the model's own\n"
+           "measured error, beats the best time (docs/search.md).\n"
+           "\n"
+           "  --replay DB     take every timing from DB, a database of an exhaustive sweep (ok and\n"
+           "                  passed measurements of the family; a point DB lacks counts as failed),\n"
+           "                  and compare what the search finds with the sweep's own winner\n"
+           "  --family NAME   the family searched (default wgmma)\n"
+           "  --shapes SPEC   shapes, sets or files as in sweep (default: every shape of DB)\n"
+           "  --per-round N   points timed per round (default 2)\n"
+           "  --budget S      GPU seconds the whole search may spend (default: no limit)\n"
+           "  --quantile Q    the margin: this quantile of the model's within-shape errors\n"
+           "                  (default 0.8; lower times fewer points and risks more misses)\n"
+           "  --explore N     until N timings are known, a shape's first round also times the\n"
+           "                  best point of every tile class (default 100)\n"
+           "  --dram-gbps G   the DRAM ceiling when DB holds no doctor --calibrate (default 3000)\n"
+           "  --explain       per shape, every timed point's prediction beside its time, and the\n"
+           "                  model's rank correlation with the whole sweep\n"
+           "  --table FILE    write the winners as a dispatch table (variants/wgmma/auto-table.json's\n"
+           "                  format; written whole, never half)\n"
+           "\n"
+           "Timing on the GPU (search without --replay) is not built yet. Exit 0, 1 when a\n"
+           "shape found no winner, 2 on bad input.\n"
+           "\n"
+           "example:\n"
+           "  tilebench search --replay tests/data/h100-grid-search.db --explain\n");
+}
+
+typedef struct rec {                /* one recorded measurement */
+    int point;
+    int64_t m, n, k;
+    double ms, clock, cost_s;
+} rec;
+
+typedef struct replay {
+    tb_search_point *pts;
+    char (*names)[TB_NAME_LEN];
+    char (*specs)[160];
+    int n_pts;
+    rec *r;
+    size_t n_r;
+    tb_machine mc;
+    double replay_cost_s;           /* the exhaustive sweep's cost over the searched shapes */
+} replay;
+
+static int find_point(const replay *rp, const char *name)
+{
+    for (int i = 0; i < rp->n_pts; i++)
+        if (!strcmp(rp->names[i], name)) return i;
+    return -1;
+}
+
+static const rec *lookup(const replay *rp, int p, int64_t m, int64_t n, int64_t k)
+{
+    for (size_t i = 0; i < rp->n_r; i++)
+        if (rp->r[i].point == p && rp->r[i].m == m && rp->r[i].n == n && rp->r[i].k == k) return &rp->r[i];
+    return NULL;
+}
+
+static int replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                       int64_t nn, int64_t k, double *ms, double *clk, double *cost_s, char *msg,
+                       size_t len)
+{
+    (void)pts; (void)msg; (void)len;
+    const replay *rp = ctx;
+    for (int i = 0; i < n; i++) {
+        const rec *r = lookup(rp, idx[i], m, nn, k);
+        ms[i] = r ? r->ms : NAN;
+        clk[i] = r ? r->clock : NAN;
+        if (r) *cost_s += r->cost_s;
+    }
+    return TB_OK;
+}
+
+/* the grid's point line (TM TN STAGES CM CN SCHEDULE RASTER SWIZZLE [EPILOGUE]) of knobs k */
+static void spec_of(const tb_knobs *k, char *out, size_t len)
+{
+    snprintf(out, len, "%d %d %d %d %d %s %s %d%s", k->tile_m, k->tile_n, k->stages, k->cluster_m,
+             k->cluster_n, k->pingpong ? "pingpong" : "cooperative",
+             k->raster == 2 ? "h" : k->raster == 1 ? "n" : "m", k->swizzle, k->streamk ? " streamk" : "");
+}
+
+/* Every ok/passed measurement of `family` in every run of db; the machine from the first
+ * environment (and its newest calibration's DRAM figure, else dram_gbps). */
+static int load_replay(const char *db, const char *family, double dram_gbps, replay *rp, char *msg,
+                       size_t len)
+{
+    tb_store *st = NULL;
+    int rc = tb_store_open(db, 0, 1, &st, msg, len);
+    if (rc) return rc;
+    int64_t latest = 0;
+    rc = tb_store_run_latest(st, &latest, msg, len);
+    size_t cap_r = 0, cap_p = 0;
+    int have_env = 0;
+    for (int64_t run = 1; rc == TB_OK && run <= latest; run++) {
+        tb_run_info ri;
+        char m2[TB_MSG_LEN];
+        if (tb_store_run_get(st, run, &ri, m2, sizeof m2) != TB_OK) continue;   /* merged ids skip */
+        tb_result_row *rows = NULL;
+        size_t n = 0;
+        rc = tb_store_results(st, run, &rows, &n, msg, len);
+        if (rc) break;
+        tb_phases ph;
+        double per = 0;
+        if (n && tb_phases_from_json(ri.phases_json, &ph, m2, sizeof m2) == TB_OK) per = ph.total_s / (double)n;
+        if (!have_env) {
+            tb_environment env;
+            if (tb_store_get_environment(st, run, &env, m2, sizeof m2) == TB_OK && env.sm_count > 0) {
+                rp->mc.sms = env.sm_count;
+                rp->mc.flop_per_clk_sm = tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor);
+                tb_calibration cal;
+                int found = 0;
+                rp->mc.dram_bytes_s = dram_gbps * 1e9;
+                if (tb_store_latest_calibration(st, env.gpu_uuid, &cal, &found, m2, sizeof m2) == TB_OK &&
+                    found && cal.dram_gbps > 0)
+                    rp->mc.dram_bytes_s = cal.dram_gbps * 1e9;
+                have_env = rp->mc.flop_per_clk_sm > 0;
+            }
+        }
+        for (size_t i = 0; i < n && rc == TB_OK; i++) {
+            const tb_result_row *w = &rows[i];
+            if (strcmp(w->v.family, family) || w->m.status != TB_STATUS_OK ||
+                w->m.disposition != TB_DISP_PASSED || !(w->m.median_ms > 0) || strcmp(w->p.layouts, "tn"))
+                continue;
+            tb_knobs k;
+            if (tb_knobs_parse(w->v.params_json, &k, m2, sizeof m2) != TB_OK) continue;
+            int p = find_point(rp, w->v.name);
+            if (p < 0) {
+                if (rp->n_pts == (int)cap_p) {
+                    cap_p = cap_p ? cap_p * 2 : 32;
+                    void *a = realloc(rp->pts, cap_p * sizeof *rp->pts), *b = realloc(rp->names, cap_p * sizeof *rp->names),
+                         *c = realloc(rp->specs, cap_p * sizeof *rp->specs);
+                    if (a) rp->pts = a;
+                    if (b) rp->names = b;
+                    if (c) rp->specs = c;
+                    if (!a || !b || !c) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
+                }
+                p = rp->n_pts++;
+                snprintf(rp->names[p], sizeof rp->names[p], "%s", w->v.name);
+                spec_of(&k, rp->specs[p], sizeof rp->specs[p]);
+                rp->pts[p].k = k;
+            }
+            if (lookup(rp, p, w->p.m, w->p.n, w->p.k)) continue;   /* the first run's, once */
+            if (rp->n_r == cap_r) {
+                cap_r = cap_r ? cap_r * 2 : 256;
+                rec *r = realloc(rp->r, cap_r * sizeof *r);
+                if (!r) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
+                rp->r = r;
+            }
+            rp->r[rp->n_r++] = (rec){ p, w->p.m, w->p.n, w->p.k, w->m.median_ms,
+                                      isfinite(w->m.clock_mhz) ? w->m.clock_mhz : NAN, per };
+        }
+        free(rows);
+    }
+    tb_store_close(st);
+    for (int i = 0; i < rp->n_pts; i++) rp->pts[i].name = rp->names[i];
+    if (rc == TB_OK && !rp->n_r)
+        rc = tb_fail(msg, len, TB_EUSAGE, "'%s' holds no ok/passed measurement of family '%s' with tile parameters", db, family);
+    if (rc == TB_OK && !have_env)
+        rc = tb_fail(msg, len, TB_EUSAGE, "'%s' names no GPU whose tensor peak tilebench knows (environment)", db);
+    return rc;
+}
+
+/* the winners as auto-table.json: the winning points, then [m, n, k, index] per shape */
+static int write_table(const char *path, const replay *rp, const tb_search_result *res, char *msg, size_t len)
+{
+    int used[1024] = { 0 }, map[1024];
+    int nu = 0;
+    for (size_t s = 0; s < res->n_shapes; s++) {
+        const int w = res->shapes[s].winner;
+        if (w >= 0 && w < 1024 && !used[w]) { used[w] = 1; map[w] = nu++; }
+    }
+    char tmp[TB_PATH_LEN + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return tb_fail(msg, len, TB_EIO, "cannot write '%s'", tmp);
+    fprintf(f, "{\n \"comment\": \"made by tilebench search (model-guided; docs/search.md)\",\n"
+               " \"gpu\": \"\",\n \"sweep\": [],\n \"tuning_seconds\": %.1f,\n \"skinny_max_m\": 16,\n"
+               " \"points\": [", res->cost_s);
+    int first = 1;
+    for (int p = 0; p < rp->n_pts && p < 1024; p++)
+        if (used[p]) { fprintf(f, "%s\n  \"%s\"", first ? "" : ",", rp->specs[p]); first = 0; }
+    fprintf(f, "\n ],\n \"shapes\": [");
+    first = 1;
+    for (size_t s = 0; s < res->n_shapes; s++) {
+        const tb_search_shape *sh = &res->shapes[s];
+        if (sh->winner < 0 || sh->winner >= 1024) continue;
+        fprintf(f, "%s\n  [%lld, %lld, %lld, %d]", first ? "" : ",", (long long)sh->m, (long long)sh->n,
+                (long long)sh->k, map[sh->winner]);
+        first = 0;
+    }
+    fprintf(f, "\n ]\n}\n");
+    if (fclose(f) || rename(tmp, path)) {
+        remove(tmp);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s'", path);
+    }
+    return TB_OK;
+}
+
+int cmd_search(int argc, char **argv, const tb_paths *paths)
+{
+    static const struct option opts[] = {
+        { "replay", required_argument, 0, 'r' }, { "family", required_argument, 0, 'f' },
+        { "shapes", required_argument, 0, 's' }, { "per-round", required_argument, 0, 'p' },
+        { "budget", required_argument, 0, 'b' }, { "dram-gbps", required_argument, 0, 'd' },
+        { "explain", no_argument, 0, 'e' }, { "table", required_argument, 0, 't' },
+        { "quantile", required_argument, 0, 'q' }, { "explore", required_argument, 0, 'x' },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    const char *db = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL;
+    long long per_round = 2, explore = -1;
+    double budget = 0, dram = 3000, quantile = 0.8;
+    int explain = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': db = optarg; break;
+        case 'f': family = optarg; break;
+        case 's': shapes_spec = optarg; break;
+        case 'p': if (tb_cli_int("--per-round", optarg, 1, 64, &per_round)) return TB_EXIT_USAGE; break;
+        case 'b': if (tb_cli_double("--budget", optarg, 0, 1e7, &budget)) return TB_EXIT_USAGE; break;
+        case 'd': if (tb_cli_double("--dram-gbps", optarg, 1, 1e6, &dram)) return TB_EXIT_USAGE; break;
+        case 'e': explain = 1; break;
+        case 'x': if (tb_cli_int("--explore", optarg, 0, 1000000, &explore)) return TB_EXIT_USAGE; break;
+        case 'q': if (tb_cli_double("--quantile", optarg, 0, 1, &quantile)) return TB_EXIT_USAGE; break;
+        case 't': table = optarg; break;
+        case 'h': help(); return TB_EXIT_OK;
+        default: return tb_cli_bad_option("search", argv, optind, optopt);
+        }
+    }
+    if (optind < argc) return tb_cli_error("search takes no operand ('%s'; see 'tilebench search --help')", argv[optind]);
+    if (!db) return tb_cli_error("search needs --replay DB: timing on the GPU is not built yet (docs/search.md)");
+    char msg[TB_MSG_LEN];
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    int rc = load_replay(db, family, dram, &rp, msg, sizeof msg);
+    if (rc) { free(rp.pts); free(rp.names); free(rp.specs); free(rp.r); return tb_cli_fail(rc, msg); }
+    /* the shapes: as given, else every shape the file measured the family on */
+    tb_shape_list sl = { 0 };
+    size_t ns = 0;
+    int64_t (*shapes)[3] = NULL;
+    if (shapes_spec) {
+        rc = tb_shapes_add(&sl, shapes_spec, paths->shapes_dir, msg, sizeof msg);
+        if (rc == TB_OK && (shapes = calloc(sl.n ? sl.n : 1, sizeof *shapes)))
+            for (size_t i = 0; i < sl.n; i++) { shapes[ns][0] = sl.v[i].m; shapes[ns][1] = sl.v[i].n; shapes[ns++][2] = sl.v[i].k; }
+        tb_shapes_free(&sl);
+    } else if ((shapes = calloc(rp.n_r, sizeof *shapes))) {
+        for (size_t i = 0; i < rp.n_r; i++) {
+            size_t j = 0;
+            while (j < ns && !(shapes[j][0] == rp.r[i].m && shapes[j][1] == rp.r[i].n && shapes[j][2] == rp.r[i].k)) j++;
+            if (j == ns) { shapes[ns][0] = rp.r[i].m; shapes[ns][1] = rp.r[i].n; shapes[ns++][2] = rp.r[i].k; }
+        }
+    }
+    if (rc == TB_OK && !shapes) rc = tb_fail(msg, sizeof msg, TB_ENOMEM, "out of memory");
+    tb_search_opts o;
+    tb_search_opts_default(&o);
+    o.per_round = (int)per_round;
+    o.budget_s = budget;
+    o.quantile = quantile;
+    if (explore >= 0) o.explore = (int)explore;
+    tb_model md;
+    tb_model_default(&md);
+    tb_search_result res;
+    memset(&res, 0, sizeof res);
+    if (rc == TB_OK)
+        rc = tb_search_run(rp.pts, rp.n_pts, (const int64_t (*)[3])shapes, ns, &rp.mc, &md, &o,
+                           replay_time, &rp, &res, msg, sizeof msg);
+    if (rc) {
+        free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
+        return tb_cli_fail(rc, msg);
+    }
+    /* against the exhaustive sweep: its winner and cost on the same shapes */
+    double full_cost = 0;
+    int found = 0, missed = 0;
+    size_t full_n = 0;
+    printf("search over %d %s points on %zu shapes, replaying '%s' (%d SMs, DRAM %.0f GB/s)\n",
+           rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
+    printf("%-22s %-58s %8s %6s %6s %-9s\n", "shape", "winner (search)", "ms", "timed", "of", "sweep's");
+    for (size_t s = 0; s < ns; s++) {
+        const tb_search_shape *sh = &res.shapes[s];
+        double best = INFINITY;
+        int bp = -1, avail = 0;
+        for (size_t i = 0; i < rp.n_r; i++) {
+            const rec *r = &rp.r[i];
+            if (r->m != sh->m || r->n != sh->n || r->k != sh->k) continue;
+            avail++;
+            full_n++;
+            full_cost += r->cost_s;
+            if (r->ms < best) { best = r->ms; bp = r->point; }
+        }
+        const double ratio = sh->winner >= 0 && bp >= 0 ? sh->winner_ms / best : NAN;
+        const int ok = sh->winner >= 0 && ratio <= 1.01;
+        found += ok;
+        missed += !ok;
+        char shp[40];
+        snprintf(shp, sizeof shp, "%lldx%lldx%lld", (long long)sh->m, (long long)sh->n, (long long)sh->k);
+        printf("%-22s %-58s %8.4f %6d %6d %s\n", shp, sh->winner >= 0 ? rp.names[sh->winner] : "(none)",
+               sh->winner_ms, sh->timed, avail,
+               sh->winner < 0 ? "-" : sh->winner == bp ? "same" : ok ? "tied (<=1%)" : "MISSED");
+        if (!ok && bp >= 0)
+            printf("%-22s   the sweep's winner: %s %.4f ms (the search's is %.1f %% slower)\n", "",
+                   rp.names[bp], best, 100 * (ratio - 1));
+        if (explain) {
+            for (size_t i = 0; i < res.n_obs; i++)
+                if (res.obs[i].shape == (int)s)
+                    printf("%-22s   %-58s predicted %.4f measured %.4f (%+.1f %%)\n", "",
+                           rp.names[res.obs_point[i]], res.obs_pred_ms[i], res.obs[i].ms,
+                           100 * (res.obs_pred_ms[i] / res.obs[i].ms - 1));
+            /* the fitted model against every recorded point of the shape */
+            tb_obs *all = calloc(avail ? avail : 1, sizeof *all);
+            size_t na = 0;
+            for (size_t i = 0; all && i < rp.n_r; i++) {
+                const rec *r = &rp.r[i];
+                if (r->m != sh->m || r->n != sh->n || r->k != sh->k) continue;
+                all[na++] = (tb_obs){ rp.pts[r->point].k, r->m, r->n, r->k,
+                                      isfinite(r->clock) ? r->clock : 1755.0, r->ms, 0 };
+            }
+            if (all)
+                printf("%-22s   the fitted model on all %zu points of the sweep: rank correlation %.3f, "
+                       "within-shape median error %.1f %%\n", "", na, tb_model_rank_corr(&res.model, &rp.mc, all, na, 0),
+                       100 * (exp(tb_model_rel_error_q(&res.model, &rp.mc, all, na, 0.5)) - 1));
+            free(all);
+        }
+    }
+    printf("found the sweep's winner or a point within 1 %% on %d of %zu shapes; timed %zu of %zu "
+           "measurements; GPU time %.1f s of the sweep's %.1f s (%.0f %%)\n", found, ns, res.n_obs,
+           full_n, res.cost_s, full_cost,
+           full_cost > 0 ? 100 * res.cost_s / full_cost : 0.0);
+    printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
+           "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
+    if (table) rc = write_table(table, &rp, &res, msg, sizeof msg);
+    tb_search_result_free(&res);
+    free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
+    if (rc) return tb_cli_fail(rc, msg);
+    return missed ? TB_EXIT_FAIL : TB_EXIT_OK;
+}

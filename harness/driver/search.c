@@ -1,0 +1,167 @@
+/* search.c - the model-guided search loop (see search.h, docs/search.md).
+ *
+ * Owns the rounds on one shape and the bookkeeping across shapes. A round predicts every
+ * untimed point with the current constants, times the per_round most promising, and refits
+ * the constants on every timing so far (all shapes: the constants are the GPU's, not the
+ * shape's). While fewer than `explore` timings are known, the first round on a shape times the
+ * most promising point of every tile class (tile and schedule) as well. The error margin is the larger of min_margin and
+ * the refitted model's quantile error (90 %: nine points in ten are predicted closer); a point is skipped for good when its prediction divided by e^margin is still
+ * slower than the best median timed on the shape. The budget, when set, ends the search where
+ * it is: the shapes not reached keep winner -1.
+ */
+#include "driver/search.h"
+#include "common/tb.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tb_search_opts_default(tb_search_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->per_round = 2;
+    o->min_margin = 0.03;
+    o->quantile = 0.8;
+    o->explore = 100;
+    o->clock_mhz = 1755.0;      /* H100 SXM boost; a refit absorbs the difference */
+}
+
+void tb_search_result_free(tb_search_result *r)
+{
+    free(r->shapes);
+    free(r->obs);
+    free(r->obs_point);
+    free(r->obs_pred_ms);
+    memset(r, 0, sizeof *r);
+}
+
+static int grow(tb_search_result *r, size_t need)
+{
+    if (need <= r->cap_obs) return 0;
+    size_t c = r->cap_obs ? r->cap_obs * 2 : 64;
+    while (c < need) c *= 2;
+    tb_obs *o = realloc(r->obs, c * sizeof *o);
+    if (o) r->obs = o;
+    int *p = realloc(r->obs_point, c * sizeof *p);
+    if (p) r->obs_point = p;
+    double *d = realloc(r->obs_pred_ms, c * sizeof *d);
+    if (d) r->obs_pred_ms = d;
+    if (!o || !p || !d) return -1;
+    r->cap_obs = c;
+    return 0;
+}
+
+int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*shapes)[3],
+                  size_t n_shapes, const tb_machine *mc, const tb_model *md,
+                  const tb_search_opts *o, tb_search_time_fn time_fn, void *ctx,
+                  tb_search_result *out, char *msg, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    if (n_points < 1 || !n_shapes) return tb_fail(msg, len, TB_EUSAGE, "nothing to search: no points or no shapes");
+    out->shapes = calloc(n_shapes, sizeof *out->shapes);
+    double *pred = malloc(n_points * sizeof *pred), *ms = malloc(n_points * sizeof *ms),
+           *clk = malloc(n_points * sizeof *clk);
+    char *timed = malloc(n_points);
+    int *idx = malloc(n_points * sizeof *idx);
+    if (!out->shapes || !pred || !ms || !clk || !timed || !idx) {
+        free(pred); free(ms); free(clk); free(timed); free(idx);
+        tb_search_result_free(out);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    out->n_shapes = n_shapes;
+    out->model = *md;
+    int rc = TB_OK, over = 0;
+    double clock = o->clock_mhz > 0 ? o->clock_mhz : 1755.0;
+    for (size_t s = 0; s < n_shapes && rc == TB_OK; s++) {
+        tb_search_shape *sh = &out->shapes[s];
+        sh->m = shapes[s][0]; sh->n = shapes[s][1]; sh->k = shapes[s][2];
+        sh->winner = -1;
+        sh->winner_ms = INFINITY;
+        memset(timed, 0, n_points);
+        double margin = o->min_margin;
+        for (;;) {
+            if (over) { sh->stopped_by_budget = 1; break; }
+            /* the shape's scale: the median of measured / predicted over what it timed */
+            double scale = 1.0;
+            {
+                double lr[256];
+                int nl = 0;
+                for (size_t i = 0; i < out->n_obs && nl < 256; i++)
+                    if (out->obs[i].shape == (int)s)
+                        lr[nl++] = log(out->obs[i].ms / tb_model_predict_ms(&out->model, mc, &out->obs[i].k,
+                                                                            sh->m, sh->n, sh->k, out->obs[i].clock_mhz));
+                for (int a = 1; a < nl; a++)
+                    for (int b = a; b > 0 && lr[b] < lr[b - 1]; b--) { const double t = lr[b]; lr[b] = lr[b - 1]; lr[b - 1] = t; }
+                if (nl) scale = exp(nl % 2 ? lr[nl / 2] : 0.5 * (lr[nl / 2 - 1] + lr[nl / 2]));
+            }
+            for (int i = 0; i < n_points; i++)
+                pred[i] = scale * tb_model_predict_ms(&out->model, mc, &points[i].k, sh->m, sh->n, sh->k, clock);
+            /* the untimed points that can still win, most promising first */
+            int nc = 0;
+            for (int i = 0; i < n_points; i++)
+                if (!timed[i] && pred[i] * exp(-margin) < sh->winner_ms) idx[nc++] = i;
+            if (!nc) break;
+            for (int a = 1; a < nc; a++)            /* insertion sort by prediction */
+                for (int b = a; b > 0 && pred[idx[b]] < pred[idx[b - 1]]; b--) {
+                    const int t = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = t;
+                }
+            int take = nc < o->per_round ? nc : (o->per_round > 0 ? o->per_round : 3);
+            if (sh->rounds == 0 && o->explore && out->n_obs < (size_t)o->explore) {
+                /* the first round on a shape: the most promising point of every tile class
+                 * (tile and schedule), so that a bias of the model against one class cannot
+                 * hide that class's winner while the model has seen little */
+                int kept = 0;
+                for (int a = 0; a < nc; a++) {
+                    const tb_knobs *ka = &points[idx[a]].k;
+                    int seen = 0;
+                    for (int b = 0; b < kept && !seen; b++) {
+                        const tb_knobs *kb = &points[idx[b]].k;
+                        seen = ka->tile_m == kb->tile_m && ka->tile_n == kb->tile_n &&
+                               ka->pingpong == kb->pingpong;
+                    }
+                    if (!seen) { const int t = idx[kept]; idx[kept] = idx[a]; idx[a] = t; kept++; }
+                }
+                if (kept > take) take = kept;
+            }
+            double cost = 0;
+            for (int i = 0; i < take; i++) { ms[i] = NAN; clk[i] = NAN; }
+            rc = time_fn(ctx, points, idx, take, sh->m, sh->n, sh->k, ms, clk, &cost, msg, len);
+            if (rc != TB_OK) break;
+            sh->rounds++;
+            sh->cost_s += cost;
+            out->cost_s += cost;
+            if (grow(out, out->n_obs + take)) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
+            for (int i = 0; i < take; i++) {
+                const int p = idx[i];
+                timed[p] = 1;
+                sh->timed++;
+                if (!isfinite(ms[i]) || ms[i] <= 0) continue;   /* failed or declined: never wins */
+                if (isfinite(clk[i]) && clk[i] > 0) clock = clk[i];
+                tb_obs *ob = &out->obs[out->n_obs];
+                ob->k = points[p].k;
+                ob->m = sh->m; ob->n = sh->n; ob->kk = sh->k;
+                ob->clock_mhz = isfinite(clk[i]) && clk[i] > 0 ? clk[i] : clock;
+                ob->ms = ms[i];
+                ob->shape = (int)s;
+                out->obs_point[out->n_obs] = p;
+                out->obs_pred_ms[out->n_obs] = pred[p];
+                out->n_obs++;
+                if (ms[i] < sh->winner_ms) { sh->winner_ms = ms[i]; sh->winner = p; }
+            }
+            tb_model_fit(&out->model, mc, out->obs, out->n_obs);
+            const double err = tb_model_rel_error_q(&out->model, mc, out->obs, out->n_obs, o->quantile);
+            margin = isfinite(err) && err > o->min_margin ? err : o->min_margin;
+            if (o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;
+        }
+        sh->margin = margin;
+        for (int i = 0; i < n_points; i++) sh->skipped += !timed[i];
+        if (!isfinite(sh->winner_ms)) sh->winner_ms = NAN;
+    }
+    if (rc == TB_OK && out->n_obs) {
+        tb_model d0 = *md;
+        out->error_before = tb_model_rel_error_q(&d0, mc, out->obs, out->n_obs, 0.5);
+        out->error_after = tb_model_rel_error_q(&out->model, mc, out->obs, out->n_obs, 0.5);
+    }
+    free(pred); free(ms); free(clk); free(timed); free(idx);
+    if (rc != TB_OK) tb_search_result_free(out);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* search.h - model-guided search (issue 25): per shape, predict every point with the model,
+ * time only the few that can win, refit the model on what was timed, and stop when no untimed
+ * point's prediction, discounted by the model's own measured error, beats the best time.
+ * The timing is a callback (the GPU through a sweep, or a recorded database replayed), so
+ * the loop itself is pure and testable. See docs/search.md. */
+#ifndef TB_SEARCH_H
+#define TB_SEARCH_H
+#include "driver/model.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tb_search_point {
+    const char *name;
+    tb_knobs k;
+} tb_search_point;
+
+/* Time points idx[0..n) on shape (m, n, k): fill ms[i] (a median; NAN: it did not run or
+ * failed) and clock_mhz[i], and add the GPU seconds spent to *cost_s. TB_OK or an error with
+ * msg (the search stops). */
+typedef int (*tb_search_time_fn)(void *ctx, const tb_search_point *pts, const int *idx, int n,
+                                 int64_t m, int64_t nn, int64_t k, double *ms, double *clock_mhz,
+                                 double *cost_s, char *msg, size_t len);
+
+typedef struct tb_search_opts {
+    int per_round;          /* points timed per round (default 2) */
+    double budget_s;        /* GPU seconds for the whole search; 0: none */
+    double min_margin;      /* the least error margin, as a log ratio (default 0.03) */
+    double quantile;        /* the margin is this quantile of the model's errors (default 0.8) */
+    int explore;            /* while fewer timings than this are known, a shape's first round
+                               also times the best point of every tile class (default 100) */
+    double clock_mhz;       /* the clock predictions assume before anything is timed */
+} tb_search_opts;
+
+/* What the search found on one shape. */
+typedef struct tb_search_shape {
+    int64_t m, n, k;
+    int winner;             /* index into the points; -1 when nothing valid was timed */
+    double winner_ms;
+    int timed, skipped, rounds;
+    double cost_s;
+    double margin;          /* the margin it stopped with (log ratio) */
+    int stopped_by_budget;
+} tb_search_shape;
+
+typedef struct tb_search_result {
+    tb_search_shape *shapes;        /* one per shape, in the order given */
+    size_t n_shapes;
+    tb_obs *obs;                    /* every timing, in order (shape = the shape's index) */
+    size_t n_obs, cap_obs;
+    int *obs_point;                 /* the point of each observation */
+    double *obs_pred_ms;            /* the prediction each had just before it was timed */
+    tb_model model;                 /* the constants after the last refit */
+    double error_before, error_after;   /* the default and the fitted model on every timing */
+    double cost_s;
+} tb_search_result;
+
+void tb_search_opts_default(tb_search_opts *o);
+
+/* Search shapes[0..n_shapes) (m, n, k triples) over points[0..n_points). md holds the starting
+ * constants. TB_OK with *out filled (free with tb_search_result_free), or an error. */
+int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*shapes)[3],
+                  size_t n_shapes, const tb_machine *mc, const tb_model *md,
+                  const tb_search_opts *o, tb_search_time_fn time_fn, void *ctx,
+                  tb_search_result *out, char *msg, size_t len);
+
+void tb_search_result_free(tb_search_result *r);
+#endif

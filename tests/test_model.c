@@ -1,0 +1,153 @@
+/* test_model.c - driver/model.c and driver/search.c: knobs read from a variant's parameters,
+ * what the prediction must do (more k costs more, one tile past a full wave costs a wave,
+ * a shallower ring costs more), a fit that recovers constants from data made with other ones
+ * (its error falls), rank correlation, and the search loop against a synthetic oracle (it
+ * finds the oracle's best point while timing few). No GPU. */
+#define _GNU_SOURCE
+#include "tb_test.h"
+#include "driver/model.h"
+#include "driver/search.h"
+#include "common/tb.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const tb_machine H100 = { 132, 4096.0, 3.0e12 };
+
+static tb_knobs knobs(int tm, int tn, int st, int pp, int cm, int sk)
+{
+    tb_knobs k;
+    memset(&k, 0, sizeof k);
+    k.tile_m = tm; k.tile_n = tn; k.tile_k = 64; k.stages = st; k.pingpong = pp;
+    k.cluster_m = cm; k.cluster_n = 1; k.swizzle = 16; k.streamk = sk;
+    return k;
+}
+
+/* the oracle of the search test: times from a model with other constants and knob effects */
+static tb_model truth;
+static int oracle(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                  int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    (void)ctx; (void)msg; (void)len;
+    for (int i = 0; i < n; i++) {
+        ms[i] = tb_model_predict_ms(&truth, &H100, &pts[idx[i]].k, m, nn, k, 1700);
+        clk[i] = 1700;
+        *cost += 0.5;
+    }
+    return TB_OK;
+}
+
+int main(void)
+{
+    char msg[TB_MSG_LEN];
+    tb_model md;
+    tb_model_default(&md);
+    TB_CASE("model-1.1", "knobs from a wgmma point's parameters; a point without tiles is refused") {
+        tb_knobs k;
+        TB_CHECK(tb_knobs_parse("{\"dtype\":\"bf16\",\"tile_m\":128,\"tile_n\":256,\"tile_k\":64,\"cluster_m\":2,"
+                                "\"cluster_n\":1,\"stages\":4,\"schedule\":\"cooperative\",\"raster\":\"h\","
+                                "\"swizzle\":1,\"tail\":\"streamk\",\"layout\":\"tn\"}", &k, msg, sizeof msg) == TB_OK);
+        TB_CHECK(k.tile_m == 128 && k.tile_n == 256 && k.cluster_m == 2 && k.stages == 4 && !k.pingpong &&
+                 k.raster == 2 && k.streamk && !k.conflict);
+        TB_CHECK(tb_knobs_parse("{\"dtype\":\"bf16\",\"layout\":\"tn\"}", &k, msg, sizeof msg) == TB_EUSAGE);
+        TB_CHECK_STR_CONTAINS(msg, "tile_m");
+        TB_CHECK(tb_knobs_parse("not json", &k, msg, sizeof msg) == TB_EUSAGE);
+        TB_CHECK(tb_knobs_parse("{\"tile_m\":0,\"tile_n\":128,\"stages\":4,\"schedule\":\"pingpong\"}", &k, msg, sizeof msg) == TB_EUSAGE);
+    }
+    TB_CASE("model-1.2", "more k costs more; one tile past a full wave costs another wave; a shallow ring costs more") {
+        const tb_knobs k = knobs(128, 256, 4, 0, 1, 0);
+        const double a = tb_model_predict_ms(&md, &H100, &k, 4096, 4096, 4096, 1700);
+        const double b = tb_model_predict_ms(&md, &H100, &k, 4096, 4096, 8192, 1700);
+        TB_CHECK(b > 1.8 * a && b < 2.2 * a);
+        /* 132 tiles of 128x256 (m 128*12, n 256*11) against 133 */
+        const double w1 = tb_model_predict_ms(&md, &H100, &k, 128 * 12, 256 * 11, 8192, 1700);
+        const double w2 = tb_model_predict_ms(&md, &H100, &k, 128 * 12 + 1, 256 * 11, 8192, 1700);
+        printf("  one wave %.4f ms, a wave and one tile %.4f ms\n", w1, w2);
+        TB_CHECK(w2 > 1.8 * w1);
+        const tb_knobs s2 = knobs(128, 256, 2, 0, 1, 0);
+        TB_CHECK(tb_model_predict_ms(&md, &H100, &s2, 4096, 4096, 4096, 1700) > 1.2 * a);
+        /* split-K: 16 tiles at m 128 n 4096 on a stream-K point use the whole grid */
+        const tb_knobs sk = knobs(128, 256, 4, 0, 1, 1);
+        TB_CHECK(tb_model_predict_ms(&md, &H100, &sk, 128, 4096, 8192, 1700) <
+                 0.5 * tb_model_predict_ms(&md, &H100, &k, 128, 4096, 8192, 1700));
+    }
+    /* data made with other constants and a knob effect the closed form lacks */
+    tb_model_default(&truth);
+    truth.c[TB_MC_EFF] = 0.8; truth.c[TB_MC_STAGES] = 3.6; truth.c[TB_MC_TILE_US] = 3.0;
+    truth.c[TB_MC_PINGPONG] = 1.05;
+    const tb_knobs pts_k[] = { knobs(128, 256, 4, 0, 1, 0), knobs(128, 256, 3, 0, 1, 0), knobs(128, 256, 2, 0, 1, 0),
+                               knobs(256, 128, 4, 0, 1, 0), knobs(128, 128, 6, 1, 1, 0), knobs(128, 128, 4, 0, 1, 0),
+                               knobs(64, 256, 4, 1, 1, 0), knobs(128, 256, 4, 0, 2, 0), knobs(128, 256, 4, 0, 1, 1),
+                               knobs(256, 128, 4, 0, 2, 0) };
+    const int np = (int)(sizeof pts_k / sizeof pts_k[0]);
+    const int64_t shp[][3] = { { 128, 4096, 4096 }, { 1024, 8192, 8192 }, { 4096, 4096, 4096 },
+                               { 2048, 2048, 2048 }, { 128, 57344, 8192 }, { 8192, 8192, 8192 } };
+    const int ns = (int)(sizeof shp / sizeof shp[0]);
+    tb_obs obs[64];
+    size_t no = 0;
+    for (int s = 0; s < ns; s++)
+        for (int p = 0; p < np; p++)
+            obs[no++] = (tb_obs){ pts_k[p], shp[s][0], shp[s][1], shp[s][2], 1700,
+                                  tb_model_predict_ms(&truth, &H100, &pts_k[p], shp[s][0], shp[s][1], shp[s][2], 1700) *
+                                      (pts_k[p].cluster_m > 1 ? 0.97 : 1.0), s };
+    TB_CASE("model-2.1", "the fit lowers the within-shape error of data made with other constants") {
+        tb_model fit;
+        tb_model_default(&fit);
+        const double before = tb_model_rel_error_q(&fit, &H100, obs, no, 0.5);
+        const double after = tb_model_fit(&fit, &H100, obs, no);
+        printf("  within-shape median error %.2f %% before, %.2f %% after\n", 100 * before, 100 * after);
+        TB_CHECK(isfinite(after) && after < 0.5 * before);
+        double rc = 0;
+        for (int s = 0; s < ns; s++) rc += tb_model_rank_corr(&fit, &H100, obs, no, s) / ns;
+        printf("  mean rank correlation %.3f\n", rc);
+        TB_CHECK(rc > 0.9);
+    }
+    TB_CASE("model-2.2", "rank correlation: 1 for a perfect model, NaN below three points") {
+        tb_obs o3[4];
+        for (int i = 0; i < 4; i++) {
+            o3[i] = obs[i];
+            o3[i].ms = tb_model_predict_ms(&md, &H100, &o3[i].k, o3[i].m, o3[i].n, o3[i].kk, 1700);
+        }
+        TB_CHECK(fabs(tb_model_rank_corr(&md, &H100, o3, 4, 0) - 1.0) < 1e-9);
+        TB_CHECK(isnan(tb_model_rank_corr(&md, &H100, o3, 2, 0)));
+    }
+    TB_CASE("search-1.1", "the search finds the oracle's best point on every shape, timing fewer than all") {
+        tb_search_point pts[16];
+        for (int p = 0; p < np; p++) { pts[p].name = "p"; pts[p].k = pts_k[p]; }
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        tb_search_result r;
+        tb_model start;
+        tb_model_default(&start);
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &start, &o, oracle, NULL, &r, msg, sizeof msg) == TB_OK);
+        int found = 0;
+        for (int s = 0; s < ns; s++) {
+            int best = 0;
+            double bm = INFINITY;
+            for (int p = 0; p < np; p++) {
+                const double t = tb_model_predict_ms(&truth, &H100, &pts_k[p], shp[s][0], shp[s][1], shp[s][2], 1700);
+                if (t < bm) { bm = t; best = p; }
+            }
+            found += r.shapes[s].winner >= 0 && r.shapes[s].winner_ms <= bm * 1.01;
+            (void)best;
+        }
+        printf("  found %d of %d, timed %zu of %d\n", found, ns, r.n_obs, ns * np);
+        TB_CHECK(found == ns);
+        TB_CHECK(r.n_obs < (size_t)(ns * np));
+        tb_search_result_free(&r);
+    }
+    TB_CASE("search-1.2", "a budget ends the search where it is") {
+        tb_search_point pts[16];
+        for (int p = 0; p < np; p++) { pts[p].name = "p"; pts[p].k = pts_k[p]; }
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        o.budget_s = 2.0;
+        tb_search_result r;
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, oracle, NULL, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.cost_s >= 2.0 && r.cost_s < 2.0 + 0.5 * 16);
+        TB_CHECK(r.shapes[ns - 1].stopped_by_budget && r.shapes[ns - 1].winner < 0);
+        tb_search_result_free(&r);
+        TB_CHECK(tb_search_run(pts, 0, shp, ns, &H100, &md, &o, oracle, NULL, &r, msg, sizeof msg) == TB_EUSAGE);
+    }
+    return tb_test_done();
+}
