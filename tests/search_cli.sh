@@ -8,7 +8,11 @@
 #   2 --explain: every timed point's prediction beside its time, the rank correlation
 #   3 --table: a dispatch table in auto-table.json's form, written whole
 #   4 bad input: one line, exit 2, nothing written
-# Environment (set by CTest): TB, TB_SRC.
+#   5 timing on the GPU goes through tilebench sweep: with a scripted worker that answers every
+#     measure job from the same recording (the real worker probes the libraries), the search
+#     stores one sweep run per round in --db, times fewer than all, and finds on each shape the
+#     recording's winner or a point within 1 % of it
+# Environment (set by CTest): TB, TB_SRC, TB_VARIANTS_GRID.
 set -u
 pass=0; fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -50,7 +54,7 @@ one_line() {   # one_line ID EXPECT ARGS...: exit 2 and one line holding EXPECT
     local o; o=$("$TB" search "$@" 2>&1); local r=$?
     [ $r = 2 ] && [ "$(wc -l <<<"$o")" = 1 ] && grep -q -- "$want" <<<"$o" && ok "$id" || bad "$id" "exit $r: $o"
 }
-one_line search-4.1 "--replay" --shapes square
+one_line search-4.1 "--replay takes its timings from DB" --replay "$tmp/rec.db" --db "$tmp/other.db"
 one_line search-4.2 "no-such.db" --replay "$tmp/no-such.db"
 one_line search-4.3 "--quantile" --replay "$tmp/rec.db" --quantile 2
 one_line search-4.4 "--per-round" --replay "$tmp/rec.db" --per-round 0
@@ -59,6 +63,68 @@ one_line search-4.6 "family 'nosuch'" --replay "$tmp/rec.db" --family nosuch
 one_line search-4.7 "takes no operand" --replay "$tmp/rec.db" extra
 "$TB" search --help | grep -q "usage: tilebench search" && ok search-4.8 || bad search-4.8 "--help"
 [ ! -e "$tmp/no-such.db" ] && ok search-4.9 || bad search-4.9 "a missing database was created"
+
+# 5. the GPU path, through sweep, with a worker that replays the recording
+cat > "$tmp/rec_worker" <<'PYEOF'
+#!/usr/bin/python3
+import json, os, sqlite3, sys
+a = sys.argv[1:]
+if a[:1] not in (["measure"], ["env"]):
+    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + a)
+out = os.fdopen(3, "w", buffering=1)
+say = lambda **o: print(json.dumps(o), file=out)
+def env():
+    say(type="env", gpu_name="recorded H100", gpu_uuid="GPU-5ea5c400-0000-0000-0000-000000000000", cc_major=9, cc_minor=0, sm_count=132)
+if a[0] == "env":
+    env(); sys.exit(0)
+if "--device" in a:
+    env()
+line = sys.stdin.readline()
+if not line:
+    sys.exit(0)
+job = json.loads(line)
+p = job["problem"]
+c = sqlite3.connect("file:" + os.environ["REC_DB"] + "?mode=ro", uri=True)
+say(type="ready")
+for v in job["variants"]:
+    say(type="begin", variant=v["name"])
+    r = c.execute("SELECT x.median_ms, x.clock_mhz FROM measurements x JOIN variants w ON w.id = x.variant_id JOIN problems q "
+                  "ON q.id = x.problem_id WHERE w.name = ? AND q.m = ? AND q.n = ? AND q.k = ?", (v["name"], p["m"], p["n"], p["k"])).fetchone()
+    if r:
+        say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=r[0], n_samples=3, samples_ms=[r[0]] * 3,
+            samples_clock_mhz=[r[1]] * 3, method="cold", stop_reason="replayed")
+    else:
+        say(type="result", variant=v["name"], status="unsupported", disposition="not_verified", reason="not in the recording")
+    with open(os.environ["REC_JOBS"], "a") as f:
+        f.write(f'{p["m"]}x{p["n"]}x{p["k"]} {v["name"]}\n')
+say(type="done")
+PYEOF
+chmod +x "$tmp/rec_worker"
+shp=128x4096x4096,1024x8192x8192,4096x4096x4096
+out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_JOBS="$tmp/jobs" TILEBENCH_WORKER="$tmp/rec_worker" \
+      "$TB" search --variants "$TB_VARIANTS_GRID" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
+got=$(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out")
+# each winner within 1 % of the recording's best on its shape (points that predict alike may be
+# taken in another order than the replay's, which reads the points in the file's order)
+near=$(/usr/bin/python3 - "$tmp/rec.db" "$got" <<'PYEOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+ok = 0
+for line in sys.argv[2].splitlines():
+    shape, name = line.split()
+    m, n, k = map(int, shape.split("x"))
+    q = "SELECT min(x.median_ms) FROM measurements x JOIN variants w ON w.id = x.variant_id JOIN problems p ON p.id = x.problem_id WHERE p.m=? AND p.n=? AND p.k=?"
+    best = c.execute(q, (m, n, k)).fetchone()[0]
+    mine = c.execute(q + " AND w.name=?", (m, n, k, name)).fetchone()[0]
+    ok += mine is not None and mine <= 1.01 * best
+print(ok)
+PYEOF
+)
+runs=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM runs').fetchone()[0])" "$tmp/gpu.db" 2>&1)
+jobs=$(wc -l < "$tmp/jobs" 2>/dev/null)
+[ $rc = 0 ] && [ "$near" = 3 ] && grep -q "on the GPU, each round a sweep run in" <<<"$out" \
+    && [ "$runs" -ge 3 ] && [ "$jobs" -lt 93 ] && "$TB" show --db "$tmp/gpu.db" --run all > /dev/null 2>&1 \
+    && ok search-5.1 || bad search-5.1 "exit $rc, winners '$got' ($near of 3 within 1 % of the recording's best), $runs runs, $jobs timings: $(tail -3 <<<"$out")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

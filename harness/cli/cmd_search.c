@@ -4,15 +4,18 @@
  * is driver/search.c's, the model driver/model.c's. Timings come from a recorded database
  * (--replay DB: every measurement of the family there is an oracle; GPU seconds are each
  * measurement's share of its run's wall time), so that a search can be judged against the
- * exhaustive sweep it replays: which winner it finds, at what fraction of the cost. Timing on
- * the GPU goes through `tilebench sweep` (one run per round) and is the next step: without
- * --replay the command says so and exits 2.
+ * exhaustive sweep it replays: which winner it finds, at what fraction of the cost; or from the
+ * GPU, through `tilebench sweep` itself (cmd_sweep, one run per round in --db, the round's
+ * points interleaved on one shape), so a search's timings are sweeps like any other and
+ * `show` reads them.
  */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "driver/catalog.h"
 #include "driver/search.h"
 #include "driver/shapes.h"
+#include "driver/sweep.h"
 #include "store/store.h"
 #include "common/peak.h"
 #include "common/phases.h"
@@ -26,7 +29,8 @@
 
 static void help(void)
 {
-    printf("usage: tilebench search --replay DB [--family NAME] [--shapes SPEC] [--per-round N]\n"
+    printf("usage: tilebench search [--replay DB | --db FILE [--variants PATH]...] [--family NAME]\n"
+           "                        [--shapes SPEC] [--per-round N]\n"
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
            "                        [--explain] [--table FILE]\n"
            "\n"
@@ -39,8 +43,13 @@ static void help(void)
            "  --replay DB     take every timing from DB, a database of an exhaustive sweep (ok and\n"
            "                  passed measurements of the family; a point DB lacks counts as failed),\n"
            "                  and compare what the search finds with the sweep's own winner\n"
+           "  --db FILE       without --replay: time on the GPU, each round a sweep run stored in\n"
+           "                  FILE (default results/tilebench.db; validated, no energy)\n"
+           "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
+           "                  variants and variants-grid beside them)\n"
            "  --family NAME   the family searched (default wgmma)\n"
-           "  --shapes SPEC   shapes, sets or files as in sweep (default: every shape of DB)\n"
+           "  --shapes SPEC   shapes, sets or files as in sweep (default: every shape of the\n"
+           "                  replayed DB; on the GPU: square)\n"
            "  --per-round N   points timed per round (default 2)\n"
            "  --budget S      GPU seconds the whole search may spend (default: no limit)\n"
            "  --quantile Q    the margin: this quantile of the model's within-shape errors\n"
@@ -53,11 +62,12 @@ static void help(void)
            "  --table FILE    write the winners as a dispatch table (variants/wgmma/auto-table.json's\n"
            "                  format; written whole, never half)\n"
            "\n"
-           "Timing on the GPU (search without --replay) is not built yet. Exit 0, 1 when a\n"
-           "shape found no winner, 2 on bad input.\n"
+           "Exit 0, 1 when a shape found no winner (replaying: or a winner more than 1 %% slower\n"
+           "than the sweep's), 2 on bad input or no GPU.\n"
            "\n"
-           "example:\n"
-           "  tilebench search --replay tests/data/h100-grid-search.db --explain\n");
+           "examples:\n"
+           "  tilebench search --replay tests/data/h100-grid-search.db --explain\n"
+           "  tilebench search --shapes llm --db results/search.db --table auto-table.json\n");
 }
 
 typedef struct rec {                /* one recorded measurement */
@@ -113,6 +123,97 @@ static void spec_of(const tb_knobs *k, char *out, size_t len)
              k->cluster_n, k->pingpong ? "pingpong" : "cooperative",
              k->raster == 2 ? "h" : k->raster == 1 ? "n" : "m", k->swizzle, k->streamk ? " streamk" : "");
 }
+
+/* timing on the GPU: one `tilebench sweep` run per round, the round's points (--filter by
+ * name) on one shape, stored in db; then its results read back */
+typedef struct gpu_ctx {
+    const tb_paths *paths;
+    char **vpaths;
+    size_t nv;
+    const char *db;
+} gpu_ctx;
+
+static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                    int64_t nn, int64_t k, double *ms, double *clk, double *cost_s, char *msg,
+                    size_t len)
+{
+    const gpu_ctx *g = ctx;
+    char shape[80];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)nn, (long long)k);
+    char *av[2 * TB_CLI_MAX_REPEAT + 2 * 64 + 16];
+    int ac = 0;
+    av[ac++] = "sweep";
+    for (size_t i = 0; i < g->nv; i++) { av[ac++] = "--variants"; av[ac++] = g->vpaths[i]; }
+    for (int i = 0; i < n && i < 64; i++) { av[ac++] = "--filter"; av[ac++] = (char *)pts[idx[i]].name; }
+    av[ac++] = "--shapes"; av[ac++] = shape;
+    av[ac++] = "--db"; av[ac++] = (char *)g->db;
+    av[ac++] = "--no-energy"; av[ac++] = "--no-progress"; av[ac++] = "--quiet";
+    av[ac] = NULL;
+    const int src = cmd_sweep(ac, av, g->paths);
+    if (src == TB_EXIT_USAGE || src == TB_EXIT_INTR)
+        return tb_fail(msg, len, src == TB_EXIT_INTR ? TB_EINTR : TB_EUSAGE, "the sweep of %s failed (exit %d)", shape, src);
+    tb_store *st = NULL;
+    int rc = tb_store_open(g->db, 0, 1, &st, msg, len);
+    int64_t run = 0;
+    if (rc == TB_OK) rc = tb_store_run_latest(st, &run, msg, len);
+    tb_result_row *rows = NULL;
+    size_t nr = 0;
+    if (rc == TB_OK) rc = tb_store_results(st, run, &rows, &nr, msg, len);
+    tb_run_info ri;
+    char m2[TB_MSG_LEN];
+    tb_phases ph;
+    if (rc == TB_OK && tb_store_run_get(st, run, &ri, m2, sizeof m2) == TB_OK &&
+        tb_phases_from_json(ri.phases_json, &ph, m2, sizeof m2) == TB_OK)
+        *cost_s += ph.total_s;
+    for (size_t r = 0; rc == TB_OK && r < nr; r++)
+        for (int i = 0; i < n; i++)
+            if (!strcmp(rows[r].v.name, pts[idx[i]].name) && rows[r].m.status == TB_STATUS_OK &&
+                rows[r].m.disposition == TB_DISP_PASSED && rows[r].m.median_ms > 0) {
+                ms[i] = rows[r].m.median_ms;
+                clk[i] = rows[r].m.clock_mhz;
+            }
+    free(rows);
+    if (st) tb_store_close(st);
+    return rc;
+}
+
+/* the points of `family` among the libraries of vpaths (probed by a worker, as list does) */
+static int load_points(const tb_paths *paths, char **vpaths, size_t nv, const char *family,
+                       replay *rp, char *msg, size_t len)
+{
+    char **files = NULL;
+    size_t nfiles = 0;
+    tb_catalog cat;
+    memset(&cat, 0, sizeof cat);
+    int rc = tb_catalog_expand(vpaths, nv, &files, &nfiles, msg, len);
+    if (rc == TB_OK) rc = tb_catalog_load(&cat, paths->worker, files, nfiles, msg, len);
+    for (size_t i = 0; rc == TB_OK && i < cat.n; i++) {
+        tb_knobs k;
+        char m2[TB_MSG_LEN];
+        if (strcmp(cat.v[i].family, family) || tb_knobs_parse(cat.v[i].params_json, &k, m2, sizeof m2) != TB_OK)
+            continue;
+        if (rp->n_pts % 32 == 0) {
+            const size_t c = (size_t)rp->n_pts + 32;
+            void *a = realloc(rp->pts, c * sizeof *rp->pts), *b = realloc(rp->names, c * sizeof *rp->names),
+                 *d = realloc(rp->specs, c * sizeof *rp->specs);
+            if (a) rp->pts = a;
+            if (b) rp->names = b;
+            if (d) rp->specs = d;
+            if (!a || !b || !d) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
+        }
+        const int p = rp->n_pts++;
+        snprintf(rp->names[p], sizeof rp->names[p], "%s", cat.v[i].name);
+        spec_of(&k, rp->specs[p], sizeof rp->specs[p]);
+        rp->pts[p].k = k;
+    }
+    for (int i = 0; i < rp->n_pts; i++) rp->pts[i].name = rp->names[i];
+    tb_catalog_free(&cat);
+    tb_strv_free(files, nfiles);
+    if (rc == TB_OK && !rp->n_pts)
+        rc = tb_fail(msg, len, TB_EUSAGE, "no variant of family '%s' with tile parameters among the libraries given", family);
+    return rc;
+}
+
 
 /* Every ok/passed measurement of `family` in every run of db; the machine from the first
  * environment (and its newest calibration's DRAM figure, else dram_gbps). */
@@ -239,8 +340,11 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "budget", required_argument, 0, 'b' }, { "dram-gbps", required_argument, 0, 'd' },
         { "explain", no_argument, 0, 'e' }, { "table", required_argument, 0, 't' },
         { "quantile", required_argument, 0, 'q' }, { "explore", required_argument, 0, 'x' },
+        { "db", required_argument, 0, 'D' }, { "variants", required_argument, 0, 'V' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-    const char *db = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL;
+    const char *db = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
+    char *vpaths[TB_CLI_MAX_REPEAT];
+    size_t nv = 0;
     long long per_round = 2, explore = -1;
     double budget = 0, dram = 3000, quantile = 0.8;
     int explain = 0, c;
@@ -258,16 +362,44 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         case 'x': if (tb_cli_int("--explore", optarg, 0, 1000000, &explore)) return TB_EXIT_USAGE; break;
         case 'q': if (tb_cli_double("--quantile", optarg, 0, 1, &quantile)) return TB_EXIT_USAGE; break;
         case 't': table = optarg; break;
+        case 'D': out_db = optarg; break;
+        case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
         case 'h': help(); return TB_EXIT_OK;
         default: return tb_cli_bad_option("search", argv, optind, optopt);
         }
     }
     if (optind < argc) return tb_cli_error("search takes no operand ('%s'; see 'tilebench search --help')", argv[optind]);
-    if (!db) return tb_cli_error("search needs --replay DB: timing on the GPU is not built yet (docs/search.md)");
+    if (db && (out_db || nv))
+        return tb_cli_error("--replay takes its timings from DB: --db and --variants are for timing on the GPU");
     char msg[TB_MSG_LEN];
     replay rp;
     memset(&rp, 0, sizeof rp);
-    int rc = load_replay(db, family, dram, &rp, msg, sizeof msg);
+    int rc;
+    gpu_ctx gc = { paths, vpaths, nv, out_db ? out_db : TB_DEFAULT_DB };
+    char grid[sizeof paths->variants_dir + 16];
+    if (db) {
+        rc = load_replay(db, family, dram, &rp, msg, sizeof msg);
+    } else {
+        if (!nv) {                  /* the shipped variants and the grid beside them */
+            vpaths[nv++] = (char *)paths->variants_dir;
+            snprintf(grid, sizeof grid, "%s-grid", paths->variants_dir);
+            FILE *f = fopen(grid, "r");
+            if (f) { fclose(f); vpaths[nv++] = grid; }
+            gc.nv = nv;
+        }
+        if (!shapes_spec) shapes_spec = "square";
+        tb_environment env;
+        rc = load_points(paths, vpaths, nv, family, &rp, msg, sizeof msg);
+        if (rc == TB_OK) rc = tb_sweep_probe_env(paths->worker, "0", &env, msg, sizeof msg);
+        if (rc == TB_OK) {
+            rp.mc.sms = env.sm_count;
+            rp.mc.flop_per_clk_sm = tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor);
+            rp.mc.dram_bytes_s = dram * 1e9;
+            if (rp.mc.sms < 1 || !(rp.mc.flop_per_clk_sm > 0))
+                rc = tb_fail(msg, sizeof msg, TB_ENOGPU, "the GPU (%s, sm_%d%d) has no tensor peak tilebench knows",
+                             env.gpu_name, env.cc_major, env.cc_minor);
+        }
+    }
     if (rc) { free(rp.pts); free(rp.names); free(rp.specs); free(rp.r); return tb_cli_fail(rc, msg); }
     /* the shapes: as given, else every shape the file measured the family on */
     tb_shape_list sl = { 0 };
@@ -298,7 +430,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     memset(&res, 0, sizeof res);
     if (rc == TB_OK)
         rc = tb_search_run(rp.pts, rp.n_pts, (const int64_t (*)[3])shapes, ns, &rp.mc, &md, &o,
-                           replay_time, &rp, &res, msg, sizeof msg);
+                           db ? replay_time : gpu_time, db ? (void *)&rp : (void *)&gc, &res, msg, sizeof msg);
     if (rc) {
         free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
         return tb_cli_fail(rc, msg);
@@ -307,8 +439,12 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     double full_cost = 0;
     int found = 0, missed = 0;
     size_t full_n = 0;
-    printf("search over %d %s points on %zu shapes, replaying '%s' (%d SMs, DRAM %.0f GB/s)\n",
-           rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
+    if (db)
+        printf("search over %d %s points on %zu shapes, replaying '%s' (%d SMs, DRAM %.0f GB/s)\n",
+               rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
+    else
+        printf("search over %d %s points on %zu shapes on the GPU, each round a sweep run in '%s' "
+               "(%d SMs, DRAM %.0f GB/s)\n", rp.n_pts, family, ns, gc.db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
     printf("%-22s %-58s %8s %6s %6s %-9s\n", "shape", "winner (search)", "ms", "timed", "of", "sweep's");
     for (size_t s = 0; s < ns; s++) {
         const tb_search_shape *sh = &res.shapes[s];
@@ -323,14 +459,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             if (r->ms < best) { best = r->ms; bp = r->point; }
         }
         const double ratio = sh->winner >= 0 && bp >= 0 ? sh->winner_ms / best : NAN;
-        const int ok = sh->winner >= 0 && ratio <= 1.01;
+        const int ok = sh->winner >= 0 && (!db || ratio <= 1.01);
+        if (!db) avail = rp.n_pts;
         found += ok;
         missed += !ok;
         char shp[40];
         snprintf(shp, sizeof shp, "%lldx%lldx%lld", (long long)sh->m, (long long)sh->n, (long long)sh->k);
         printf("%-22s %-58s %8.4f %6d %6d %s\n", shp, sh->winner >= 0 ? rp.names[sh->winner] : "(none)",
                sh->winner_ms, sh->timed, avail,
-               sh->winner < 0 ? "-" : sh->winner == bp ? "same" : ok ? "tied (<=1%)" : "MISSED");
+               sh->winner < 0 || !db ? "-" : sh->winner == bp ? "same" : ok ? "tied (<=1%)" : "MISSED");
         if (!ok && bp >= 0)
             printf("%-22s   the sweep's winner: %s %.4f ms (the search's is %.1f %% slower)\n", "",
                    rp.names[bp], best, 100 * (ratio - 1));
@@ -349,17 +486,20 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                 all[na++] = (tb_obs){ rp.pts[r->point].k, r->m, r->n, r->k,
                                       isfinite(r->clock) ? r->clock : 1755.0, r->ms, 0 };
             }
-            if (all)
+            if (all && db)
                 printf("%-22s   the fitted model on all %zu points of the sweep: rank correlation %.3f, "
                        "within-shape median error %.1f %%\n", "", na, tb_model_rank_corr(&res.model, &rp.mc, all, na, 0),
                        100 * (exp(tb_model_rel_error_q(&res.model, &rp.mc, all, na, 0.5)) - 1));
             free(all);
         }
     }
-    printf("found the sweep's winner or a point within 1 %% on %d of %zu shapes; timed %zu of %zu "
-           "measurements; GPU time %.1f s of the sweep's %.1f s (%.0f %%)\n", found, ns, res.n_obs,
-           full_n, res.cost_s, full_cost,
-           full_cost > 0 ? 100 * res.cost_s / full_cost : 0.0);
+    if (db)
+        printf("found the sweep's winner or a point within 1 %% on %d of %zu shapes; timed %zu of %zu "
+               "measurements; GPU time %.1f s of the sweep's %.1f s (%.0f %%)\n", found, ns, res.n_obs,
+               full_n, res.cost_s, full_cost, full_cost > 0 ? 100 * res.cost_s / full_cost : 0.0);
+    else
+        printf("a winner on %d of %zu shapes; timed %zu of %zu points x shapes; GPU time %.1f s "
+               "(the sweeps' wall time)\n", found, ns, res.n_obs, (size_t)rp.n_pts * ns, res.cost_s);
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
     if (table) rc = write_table(table, &rp, &res, msg, sizeof msg);
