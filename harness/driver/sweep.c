@@ -1,6 +1,7 @@
 /* sweep.c - the parent's measurement loop (see sweep.h). */
 #define _GNU_SOURCE
 #include "driver/sweep.h"
+#include "driver/shard.h"
 #include "driver/sweep_int.h"
 #include "driver/sanitize.h"
 #include "driver/early.h"
@@ -272,7 +273,11 @@ static void *slot_main(void *arg)
         size_t s = SIZE_MAX, taken = 0;
         for (size_t i = 0; i < sh->shapes->n && sh->rc == TB_OK && !tb_sweep_stop; i++) {
             if (sh->state[i] == SH_TAKEN) taken++;
-            if (sh->state[i] == SH_TODO && !(sh->failed_on[i] & me) && s == SIZE_MAX) s = i;
+            /* one GPU: the set's order; several: the costliest shape left first (longest
+             * processing time first: a large shape drawn last would run alone at the end) */
+            if (sh->state[i] == SH_TODO && !(sh->failed_on[i] & me) &&
+                (s == SIZE_MAX || (sh->multi && tb_shard_cost(&sh->shapes->v[i]) > tb_shard_cost(&sh->shapes->v[s]))))
+                s = i;
         }
         if (s == SIZE_MAX) {
             if (!sh->multi || !taken || sh->rc != TB_OK || tb_sweep_stop) break;
