@@ -179,7 +179,7 @@ refuse() {   # id want-in-message args...
     elif [ -e new.db ]; then bad "$id" "new.db was created"; rm -f new.db*
     else ok "$id"; fi
 }
-refuse merge-5.1 "'v99.db' has schema version 99, newer than this tilebench (5)" new.db a.db v99.db
+refuse merge-5.1 "'v99.db' has schema version 99, newer than this tilebench ($(val a.db 'PRAGMA user_version'))" new.db a.db v99.db
 refuse merge-5.2 "run 'tilebench migrate --db v4.db' first" new.db v4.db a.db
 refuse merge-5.3 "'text.db' is not a tilebench database" new.db text.db
 refuse merge-5.4 "cannot open 'missing.db': no such file" new.db a.db missing.db

@@ -38,15 +38,25 @@ out=$("$TB" search --replay "$tmp/rec.db" --explain --shapes 1024x8192x8192,128x
     && [ "$(grep -c 'rank correlation' <<<"$out")" = 2 ] && grep -q '^search over 31 wgmma points on 2 shapes' <<<"$out" \
     && ok search-2.1 || bad search-2.1 "exit $rc: $(head -5 <<<"$out")"
 
-"$TB" search --replay "$tmp/rec.db" --table "$tmp/t.json" > /dev/null 2>&1; rc=$?
-/usr/bin/python3 - "$tmp/t.json" <<'PYEOF' && [ $rc -le 1 ] && [ ! -e "$tmp/t.json.tmp" ] && ok search-3.1 || bad search-3.1 "exit $rc; table: $(head -c 300 "$tmp/t.json" 2>&1)"
-import json, sys
+"$TB" search --replay "$tmp/rec.db" --table "$tmp/t.json" > "$tmp/t.out" 2>&1; rc=$?
+/usr/bin/python3 - "$tmp/t.json" "$tmp/t.out" "$tmp/rec.db" <<'PYEOF' && [ $rc -le 1 ] && [ ! -e "$tmp/t.json.tmp" ] && ok search-3.1 || bad search-3.1 "exit $rc; table: $(head -c 300 "$tmp/t.json" 2>&1)"
+import json, sqlite3, sys
 t = json.load(open(sys.argv[1]))
 assert len(t["shapes"]) == 17 and t["points"], t
+# each row names the point that won its shape: the spec of the winner the search printed
+won = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f and f[0][0].isdigit() and "x" in f[0]: won[tuple(map(int, f[0].split("x")))] = f[1]
+c = sqlite3.connect(sys.argv[3])
+def spec(name):
+    p = json.loads(c.execute("SELECT params_json FROM variants WHERE name = ?", (name,)).fetchone()[0])
+    tail = " streamk" if p.get("tail") == "streamk" else " conflict" if p.get("epilogue") == "conflict" else ""
+    return f'{p["tile_m"]} {p["tile_n"]} {p["stages"]} {p["cluster_m"]} {p["cluster_n"]} {p["schedule"]} {p["raster"]} {p["swizzle"]}{tail}'
+assert len(set(t["points"])) == len(t["points"]), "a point twice"
 for m, n, k, i in t["shapes"]:
     assert 0 <= i < len(t["points"])
-    f = t["points"][i].split()
-    assert len(f) in (8, 9) and f[5] in ("cooperative", "pingpong"), f
+    assert t["points"][i] == spec(won[(m, n, k)]), (m, n, k, t["points"][i], won[(m, n, k)])
 PYEOF
 
 one_line() {   # one_line ID EXPECT ARGS...: exit 2 and one line holding EXPECT
@@ -125,6 +135,15 @@ jobs=$(wc -l < "$tmp/jobs" 2>/dev/null)
 [ $rc = 0 ] && [ "$near" = 3 ] && grep -q "on the GPU, each round a sweep run in" <<<"$out" \
     && [ "$runs" -ge 3 ] && [ "$jobs" -lt 93 ] && "$TB" show --db "$tmp/gpu.db" --run all > /dev/null 2>&1 \
     && ok search-5.1 || bad search-5.1 "exit $rc, winners '$got' ($near of 3 within 1 % of the recording's best), $runs runs, $jobs timings: $(tail -3 <<<"$out")"
+
+# the fitted model is kept per GPU model and family (schema 6, search_models); the next search
+# on that GPU starts from it
+n1=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM search_models WHERE gpu_name = 'recorded H100' AND family = 'wgmma'\").fetchone()[0])" "$tmp/gpu.db" 2>&1)
+out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_JOBS="$tmp/jobs2" TILEBENCH_WORKER="$tmp/rec_worker" \
+      "$TB" search --variants "$TB_VARIANTS_GRID" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
+n2=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM search_models').fetchone()[0])" "$tmp/gpu.db" 2>&1)
+[ $rc = 0 ] && [ "$n1" = 1 ] && [ "$n2" = 2 ] && grep -q "starting from the model fitted on [0-9]* timings on recorded H100" <<<"$out" \
+    && grep -q "the fitted model stored in" <<<"$out" && ok search-5.2 || bad search-5.2 "exit $rc, models $n1 then $n2: $(head -2 <<<"$out")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

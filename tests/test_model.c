@@ -111,6 +111,20 @@ int main(void)
         TB_CHECK(fabs(tb_model_rank_corr(&md, &H100, o3, 4, 0) - 1.0) < 1e-9);
         TB_CHECK(isnan(tb_model_rank_corr(&md, &H100, o3, 2, 0)));
     }
+    TB_CASE("model-2.3", "the model as JSON and back predicts the same; a broken one is refused") {
+        tb_model fit, back;
+        tb_model_default(&fit);
+        tb_model_fit(&fit, &H100, obs, no);
+        char js[8192];
+        TB_CHECK(tb_model_to_json(&fit, js, sizeof js) == TB_OK);
+        TB_CHECK(tb_model_from_json(js, &back, msg, sizeof msg) == TB_OK);
+        const double a = tb_model_predict_ms(&fit, &H100, &pts_k[7], 1024, 8192, 8192, 1700),
+                     b = tb_model_predict_ms(&back, &H100, &pts_k[7], 1024, 8192, 8192, 1700);
+        TB_CHECK(a == b);
+        TB_CHECK(tb_model_to_json(&fit, js, 40) == TB_EUSAGE);
+        TB_CHECK(tb_model_from_json("{\"c\":[1,2]}", &back, msg, sizeof msg) == TB_EUSAGE);
+        TB_CHECK(tb_model_from_json("nonsense", &back, msg, sizeof msg) == TB_EUSAGE);
+    }
     TB_CASE("search-1.1", "the search finds the oracle's best point on every shape, timing fewer than all") {
         tb_search_point pts[16];
         for (int p = 0; p < np; p++) { pts[p].name = "p"; pts[p].k = pts_k[p]; }

@@ -610,6 +610,33 @@ int main(void)
         tb_store_close(s);
     }
 
+    TB_CASE("store-3.6", "schema 6: a v5 file gains search_models; a model is kept per GPU model and family, newest first") {
+        const char *p = at("v5.db");
+        TB_CHECK(tb_store_create_at_version(p, 5, msg, sizeof msg) == TB_OK);
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
+        char js[256] = "", when[32] = "";
+        int n = 0, found = 1;
+        TB_CHECK(tb_store_latest_search_model(s, "GPU A", "wgmma", js, sizeof js, &n, when, sizeof when, &found,
+                                              msg, sizeof msg) == TB_OK && found == 0);
+        TB_CHECK(tb_store_put_search_model(s, "GPU A", "wgmma", 10, 0.05, "{\"c\":[1]}", msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_put_search_model(s, "GPU A", "wgmma", 20, NAN, "{\"c\":[2]}", msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_put_search_model(s, "GPU B", "wgmma", 30, 0.01, "{\"c\":[3]}", msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_latest_search_model(s, "GPU A", "wgmma", js, sizeof js, &n, when, sizeof when, &found,
+                                              msg, sizeof msg) == TB_OK && found == 1);
+        TB_CHECK(n == 20 && !strcmp(js, "{\"c\":[2]}") && strlen(when) == 20);
+        TB_CHECK(tb_store_latest_search_model(s, "GPU A", "mma_sync", js, sizeof js, &n, when, sizeof when, &found,
+                                              msg, sizeof msg) == TB_OK && found == 0);
+        TB_CHECK(tb_store_put_search_model(s, "", "wgmma", 1, 0, "{}", msg, sizeof msg) != TB_OK);
+        tb_store_close(s);
+        s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 1, &s, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_put_search_model(s, "GPU A", "wgmma", 1, 0, "{}", msg, sizeof msg) == TB_EDB);
+        TB_CHECK_STR_CONTAINS(msg, "read-only");
+        tb_store_close(s);
+    }
+
     TB_CASE("store-3.5", "a failed step 3 leaves a v2 database at version 2") {
         const char *p = at("v2clash.db");
         TB_CHECK(tb_store_create_at_version(p, 2, msg, sizeof msg) == TB_OK);

@@ -121,7 +121,8 @@ static void spec_of(const tb_knobs *k, char *out, size_t len)
 {
     snprintf(out, len, "%d %d %d %d %d %s %s %d%s", k->tile_m, k->tile_n, k->stages, k->cluster_m,
              k->cluster_n, k->pingpong ? "pingpong" : "cooperative",
-             k->raster == 2 ? "h" : k->raster == 1 ? "n" : "m", k->swizzle, k->streamk ? " streamk" : "");
+             k->raster == 2 ? "h" : k->raster == 1 ? "n" : "m", k->swizzle,
+             k->streamk ? " streamk" : k->conflict ? " conflict" : "");
 }
 
 /* timing on the GPU: one `tilebench sweep` run per round, the round's points (--filter by
@@ -149,6 +150,19 @@ static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n
     av[ac++] = "--db"; av[ac++] = (char *)g->db;
     av[ac++] = "--no-energy"; av[ac++] = "--no-progress"; av[ac++] = "--quiet";
     av[ac] = NULL;
+    int64_t before = 0;             /* the newest run before this round's: the round's must be newer */
+    {
+        tb_store *s0 = NULL;
+        char m0[TB_MSG_LEN];
+        FILE *f = fopen(g->db, "r");
+        if (f) {
+            fclose(f);
+            if (tb_store_open(g->db, 0, 1, &s0, m0, sizeof m0) == TB_OK) {
+                if (tb_store_run_latest(s0, &before, m0, sizeof m0) != TB_OK) before = 0;
+                tb_store_close(s0);
+            }
+        }
+    }
     const int src = cmd_sweep(ac, av, g->paths);
     if (src == TB_EXIT_USAGE || src == TB_EXIT_INTR)
         return tb_fail(msg, len, src == TB_EXIT_INTR ? TB_EINTR : TB_EUSAGE, "the sweep of %s failed (exit %d)", shape, src);
@@ -156,6 +170,8 @@ static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n
     int rc = tb_store_open(g->db, 0, 1, &st, msg, len);
     int64_t run = 0;
     if (rc == TB_OK) rc = tb_store_run_latest(st, &run, msg, len);
+    if (rc == TB_OK && run <= before)
+        rc = tb_fail(msg, len, TB_EIO, "the sweep of %s stored no run in '%s' (exit %d)", shape, g->db, src);
     tb_result_row *rows = NULL;
     size_t nr = 0;
     if (rc == TB_OK) rc = tb_store_results(st, run, &rows, &nr, msg, len);
@@ -167,7 +183,8 @@ static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n
         *cost_s += ph.total_s;
     for (size_t r = 0; rc == TB_OK && r < nr; r++)
         for (int i = 0; i < n; i++)
-            if (!strcmp(rows[r].v.name, pts[idx[i]].name) && rows[r].m.status == TB_STATUS_OK &&
+            if (!strcmp(rows[r].v.name, pts[idx[i]].name) && rows[r].p.m == m && rows[r].p.n == nn &&
+                rows[r].p.k == k && rows[r].m.status == TB_STATUS_OK &&
                 rows[r].m.disposition == TB_DISP_PASSED && rows[r].m.median_ms > 0) {
                 ms[i] = rows[r].m.median_ms;
                 clk[i] = rows[r].m.clock_mhz;
@@ -283,7 +300,7 @@ static int load_replay(const char *db, const char *family, double dram_gbps, rep
                 rp->r = r;
             }
             rp->r[rp->n_r++] = (rec){ p, w->p.m, w->p.n, w->p.k, w->m.median_ms,
-                                      isfinite(w->m.clock_mhz) ? w->m.clock_mhz : NAN, per };
+                                      w->m.clock_mhz > 0 ? w->m.clock_mhz : NAN, per };
         }
         free(rows);
     }
@@ -299,33 +316,44 @@ static int load_replay(const char *db, const char *family, double dram_gbps, rep
 /* the winners as auto-table.json: the winning points, then [m, n, k, index] per shape */
 static int write_table(const char *path, const replay *rp, const tb_search_result *res, char *msg, size_t len)
 {
-    int used[1024] = { 0 }, map[1024];
+    int *used = calloc((size_t)rp->n_pts + 1, sizeof *used), *map = calloc((size_t)rp->n_pts + 1, sizeof *map);
+    if (!used || !map) { free(used); free(map); return tb_fail(msg, len, TB_ENOMEM, "out of memory"); }
+    for (size_t s = 0; s < res->n_shapes; s++)
+        if (res->shapes[s].winner >= 0) used[res->shapes[s].winner] = 1;
     int nu = 0;
-    for (size_t s = 0; s < res->n_shapes; s++) {
-        const int w = res->shapes[s].winner;
-        if (w >= 0 && w < 1024 && !used[w]) { used[w] = 1; map[w] = nu++; }
-    }
+    for (int p = 0; p < rp->n_pts; p++)     /* numbered in the order "points" is written */
+        if (used[p]) map[p] = nu++;
     char tmp[TB_PATH_LEN + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (!nu || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+        free(used); free(map);
+        return tb_fail(msg, len, nu ? TB_EUSAGE : TB_EINTERNAL, nu ? "--table path too long: '%s'"
+                       : "no shape found a winner: no table written to '%s'", path);
+    }
     FILE *f = fopen(tmp, "w");
-    if (!f) return tb_fail(msg, len, TB_EIO, "cannot write '%s'", tmp);
+    if (!f) {
+        free(used); free(map);
+        return tb_fail(msg, len, TB_EIO, "cannot write '%s'", tmp);
+    }
     fprintf(f, "{\n \"comment\": \"made by tilebench search (model-guided; docs/search.md)\",\n"
                " \"gpu\": \"\",\n \"sweep\": [],\n \"tuning_seconds\": %.1f,\n \"skinny_max_m\": 16,\n"
                " \"points\": [", res->cost_s);
     int first = 1;
-    for (int p = 0; p < rp->n_pts && p < 1024; p++)
+    for (int p = 0; p < rp->n_pts; p++)
         if (used[p]) { fprintf(f, "%s\n  \"%s\"", first ? "" : ",", rp->specs[p]); first = 0; }
     fprintf(f, "\n ],\n \"shapes\": [");
     first = 1;
     for (size_t s = 0; s < res->n_shapes; s++) {
         const tb_search_shape *sh = &res->shapes[s];
-        if (sh->winner < 0 || sh->winner >= 1024) continue;
+        if (sh->winner < 0) continue;
         fprintf(f, "%s\n  [%lld, %lld, %lld, %d]", first ? "" : ",", (long long)sh->m, (long long)sh->n,
                 (long long)sh->k, map[sh->winner]);
         first = 0;
     }
     fprintf(f, "\n ]\n}\n");
-    if (fclose(f) || rename(tmp, path)) {
+    free(used);
+    free(map);
+    const int werr = ferror(f);
+    if (fclose(f) || werr || rename(tmp, path)) {
         remove(tmp);
         return tb_fail(msg, len, TB_EIO, "cannot write '%s'", path);
     }
@@ -375,6 +403,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     replay rp;
     memset(&rp, 0, sizeof rp);
     int rc;
+    tb_environment env;
+    memset(&env, 0, sizeof env);
     gpu_ctx gc = { paths, vpaths, nv, out_db ? out_db : TB_DEFAULT_DB };
     char grid[sizeof paths->variants_dir + 16];
     if (db) {
@@ -388,7 +418,6 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             gc.nv = nv;
         }
         if (!shapes_spec) shapes_spec = "square";
-        tb_environment env;
         rc = load_points(paths, vpaths, nv, family, &rp, msg, sizeof msg);
         if (rc == TB_OK) rc = tb_sweep_probe_env(paths->worker, "0", &env, msg, sizeof msg);
         if (rc == TB_OK) {
@@ -426,6 +455,22 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     if (explore >= 0) o.explore = (int)explore;
     tb_model md;
     tb_model_default(&md);
+    char start[TB_MSG_LEN] = "";
+    FILE *have = !db && rc == TB_OK ? fopen(gc.db, "r") : NULL;
+    if (have) {                     /* the newest model fitted on this GPU model and family */
+        fclose(have);
+        tb_store *st = NULL;
+        char m2[TB_MSG_LEN], js[8192], when[32] = "";
+        int nobs = 0, found = 0;
+        if (tb_store_open(gc.db, 0, 1, &st, m2, sizeof m2) == TB_OK) {
+            if (tb_store_latest_search_model(st, env.gpu_name, family, js, sizeof js, &nobs, when, sizeof when,
+                                             &found, m2, sizeof m2) == TB_OK && found &&
+                tb_model_from_json(js, &md, m2, sizeof m2) == TB_OK)
+                snprintf(start, sizeof start, "starting from the model fitted on %d timings on %s (%s)",
+                         nobs, env.gpu_name, when);
+            tb_store_close(st);
+        }
+    }
     tb_search_result res;
     memset(&res, 0, sizeof res);
     if (rc == TB_OK)
@@ -444,7 +489,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
     else
         printf("search over %d %s points on %zu shapes on the GPU, each round a sweep run in '%s' "
-               "(%d SMs, DRAM %.0f GB/s)\n", rp.n_pts, family, ns, gc.db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
+               "(%d SMs, DRAM %.0f GB/s)%s%s\n", rp.n_pts, family, ns, gc.db, rp.mc.sms,
+               rp.mc.dram_bytes_s / 1e9, start[0] ? "; " : "", start);
     printf("%-22s %-58s %8s %6s %6s %-9s\n", "shape", "winner (search)", "ms", "timed", "of", "sweep's");
     for (size_t s = 0; s < ns; s++) {
         const tb_search_shape *sh = &res.shapes[s];
@@ -459,7 +505,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             if (r->ms < best) { best = r->ms; bp = r->point; }
         }
         const double ratio = sh->winner >= 0 && bp >= 0 ? sh->winner_ms / best : NAN;
-        const int ok = sh->winner >= 0 && (!db || ratio <= 1.01);
+        const int ok = sh->winner >= 0 && !sh->stopped_by_budget && (!db || ratio <= 1.01);
         if (!db) avail = rp.n_pts;
         found += ok;
         missed += !ok;
@@ -467,8 +513,9 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         snprintf(shp, sizeof shp, "%lldx%lldx%lld", (long long)sh->m, (long long)sh->n, (long long)sh->k);
         printf("%-22s %-58s %8.4f %6d %6d %s\n", shp, sh->winner >= 0 ? rp.names[sh->winner] : "(none)",
                sh->winner_ms, sh->timed, avail,
-               sh->winner < 0 || !db ? "-" : sh->winner == bp ? "same" : ok ? "tied (<=1%)" : "MISSED");
-        if (!ok && bp >= 0)
+               sh->stopped_by_budget ? "budget" : sh->winner < 0 || !db ? "-" : sh->winner == bp ? "same"
+               : ok ? "tied (<=1%)" : "MISSED");
+        if (!ok && bp >= 0 && sh->winner >= 0)
             printf("%-22s   the sweep's winner: %s %.4f ms (the search's is %.1f %% slower)\n", "",
                    rp.names[bp], best, 100 * (ratio - 1));
         if (explain) {
@@ -484,7 +531,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                 const rec *r = &rp.r[i];
                 if (r->m != sh->m || r->n != sh->n || r->k != sh->k) continue;
                 all[na++] = (tb_obs){ rp.pts[r->point].k, r->m, r->n, r->k,
-                                      isfinite(r->clock) ? r->clock : 1755.0, r->ms, 0 };
+                                      r->clock > 0 ? r->clock : 1755.0, r->ms, 0 };
             }
             if (all && db)
                 printf("%-22s   the fitted model on all %zu points of the sweep: rank correlation %.3f, "
@@ -502,7 +549,19 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                "(the sweeps' wall time)\n", found, ns, res.n_obs, (size_t)rp.n_pts * ns, res.cost_s);
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
-    if (table) rc = write_table(table, &rp, &res, msg, sizeof msg);
+    if (!db && res.n_obs) {         /* the fitted model, kept for the next search on this GPU */
+        tb_store *st = NULL;
+        char js[8192];
+        rc = tb_model_to_json(&res.model, js, sizeof js) == TB_OK
+                 ? tb_store_open(gc.db, 0, 0, &st, msg, sizeof msg)
+                 : tb_fail(msg, sizeof msg, TB_EINTERNAL, "the fitted model does not fit its buffer");
+        if (rc == TB_OK)
+            rc = tb_store_put_search_model(st, env.gpu_name, family, (int)res.n_obs, res.error_after, js,
+                                           msg, sizeof msg);
+        if (st) tb_store_close(st);
+        if (rc == TB_OK) printf("the fitted model stored in '%s' for %s (%s)\n", gc.db, env.gpu_name, family);
+    }
+    if (rc == TB_OK && table) rc = write_table(table, &rp, &res, msg, sizeof msg);
     tb_search_result_free(&res);
     free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
     if (rc) return tb_cli_fail(rc, msg);

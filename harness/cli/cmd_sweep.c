@@ -365,72 +365,70 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     return 0;
 }
 
-int cmd_sweep(int argc, char **argv, const tb_paths *paths)
+static int sweep_body(int argc, char **argv, const tb_paths *paths, sweep_cli *c)
 {
     const double t_start = tb_progress_now_s();
-    sweep_cli c;
-    memset(&c, 0, sizeof c);
-    c.progress = 1;
-    tb_sweep_opts_default(&c.o);
-    int rc = parse_args(argc, argv, &c);
+    c->progress = 1;
+    tb_sweep_opts_default(&c->o);
+    int rc = parse_args(argc, argv, c);
     if (rc) return rc < 0 ? 0 : rc;
-    const char *db = c.db ? c.db : TB_DEFAULT_DB;
+    const char *db = c->db ? c->db : TB_DEFAULT_DB;
     char msg[TB_MSG_LEN];
     tb_store *st = NULL;
     tb_run_info *run = calloc(1, sizeof *run);
 
-    if (c.resume) {
+    if (c->resume) {
         /* the run's options come from the database, which must exist; read-only, so that a
          * file that cannot be resumed (an older schema, no such run, a complete run) is
          * refused before anything is written to it */
         rc = tb_store_open(db, 0, 1, &st, msg, sizeof msg);
         if (rc) { free(run); return tb_cli_error("%s", msg); }
-        rc = tb_store_run_get(st, c.resume, run, msg, sizeof msg);
+        rc = tb_store_run_get(st, c->resume, run, msg, sizeof msg);
         tb_store_close(st);
         st = NULL;
         if (rc) { free(run); return tb_cli_error("%s", msg); }
         if (!strcmp(run->status, "complete")) {
             free(run);
-            return tb_cli_error("run %lld in '%s' is already complete", c.resume, db);
+            return tb_cli_error("run %lld in '%s' is already complete", c->resume, db);
         }
-        if (options_from_json(run->options_json, &c)) {
+        if (options_from_json(run->options_json, c)) {
             free(run);
-            return tb_cli_error("run %lld in '%s' has unreadable options", c.resume, db);
+            return tb_cli_error("run %lld in '%s' has unreadable options", c->resume, db);
         }
     }
-    if (c.nshp == 0) c.shp[c.nshp++] = strdup("square");
-    if (c.nvp == 0) c.vp[c.nvp++] = strdup(paths->variants_dir);
+    if (c->nshp == 0) c->shp[c->nshp++] = strdup("square");
+    if (c->nvp == 0) c->vp[c->nvp++] = strdup(paths->variants_dir);
 
     /* 1. every input, before anything runs or is written */
     tb_shape_list shapes = { 0 };
-    for (size_t i = 0; i < c.nshp; i++)
-        if ((rc = tb_shapes_add(&shapes, c.shp[i], paths->shapes_dir, msg, sizeof msg)))
+    for (size_t i = 0; i < c->nshp; i++)
+        if ((rc = tb_shapes_add(&shapes, c->shp[i], paths->shapes_dir, msg, sizeof msg)))
             return tb_cli_error("%s", msg);
     char **files = NULL;
     size_t nfiles = 0;
-    if ((rc = tb_catalog_expand(c.vp, c.nvp, &files, &nfiles, msg, sizeof msg)))
+    if ((rc = tb_catalog_expand(c->vp, c->nvp, &files, &nfiles, msg, sizeof msg)))
         return tb_cli_error("%s", msg);
 
-    if (c.o.sanitize[0]) {
+    if (c->o.sanitize[0]) {
         const char *env = getenv("TILEBENCH_SANITIZER");
         const char *cands[] = { env, "/usr/local/cuda/bin/compute-sanitizer",
                                 "/usr/local/cuda/compute-sanitizer/compute-sanitizer", NULL };
-        c.o.sanitizer[0] = 0;
+        c->o.sanitizer[0] = 0;
         for (int i = 0; i < 3; i++)
             if (cands[i] && access(cands[i], X_OK) == 0) {
-                snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cands[i]);
+                snprintf(c->o.sanitizer, sizeof c->o.sanitizer, "%s", cands[i]);
                 break;
             }
-        if (!c.o.sanitizer[0]) {
+        if (!c->o.sanitizer[0]) {
             char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *save = NULL;
             for (char *d = path ? strtok_r(path, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
                 char cand[1024];
                 snprintf(cand, sizeof cand, "%s/compute-sanitizer", d);
-                if (access(cand, X_OK) == 0) { snprintf(c.o.sanitizer, sizeof c.o.sanitizer, "%s", cand); break; }
+                if (access(cand, X_OK) == 0) { snprintf(c->o.sanitizer, sizeof c->o.sanitizer, "%s", cand); break; }
             }
             free(path);
         }
-        if (!c.o.sanitizer[0])
+        if (!c->o.sanitizer[0])
             return tb_cli_error("--sanitize needs compute-sanitizer (not on PATH nor in "
                                 "/usr/local/cuda/bin; set TILEBENCH_SANITIZER)");
     }
@@ -441,16 +439,16 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     tb_phases ph;
     memset(&ph, 0, sizeof ph);
     double tp = tb_progress_now_s();
-    if (!c.plan_only && c.devices[0] && (rc = tb_cli_devices(paths, c.devices, &c.o, "sweep", &env)))
+    if (!c->plan_only && c->devices[0] && (rc = tb_cli_devices(paths, c->devices, &c->o, "sweep", &env)))
         return rc;
-    if (!c.plan_only && !c.devices[0] && (rc = tb_cli_gpu(paths, &c.o, "sweep", &env))) return rc;
+    if (!c->plan_only && !c->devices[0] && (rc = tb_cli_gpu(paths, &c->o, "sweep", &env))) return rc;
 
     /* 3. the variants: probe, select, SASS for this GPU (a plan keeps every variant: which
      * run on the GPU is decided when the plan is measured) */
     tb_catalog cat;
     memset(&cat, 0, sizeof cat);
     if ((rc = tb_cli_catalog_add(paths, &cat, files, nfiles, ""))) return rc;
-    if ((rc = tb_cli_catalog_finish(&cat, c.plan_only ? NULL : &env, c.inc, c.ninc, c.exc, c.nexc)))
+    if ((rc = tb_cli_catalog_finish(&cat, c->plan_only ? NULL : &env, c->inc, c->ninc, c->exc, c->nexc)))
         return rc;
     ph.s[TB_PH_PROBE] = tb_progress_now_s() - tp;
 
@@ -461,9 +459,9 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     }
     int *skip = calloc(shapes.n ? shapes.n : 1, sizeof *skip);
     size_t mine = shapes.n;   /* the shapes this job measures: its shard's */
-    if (c.shard_n) {
+    if (c->shard_n) {
         int *owner = calloc(shapes.n ? shapes.n : 1, sizeof *owner);
-        if (!owner || tb_shard_assign(&shapes, c.shard_n, owner) != TB_OK) {
+        if (!owner || tb_shard_assign(&shapes, c->shard_n, owner) != TB_OK) {
             free(owner);
             snprintf(msg, sizeof msg, "out of memory for --shard");
             rc = TB_ENOMEM;
@@ -471,13 +469,13 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         }
         mine = 0;
         for (size_t s = 0; s < shapes.n; s++)
-            if (owner[s] != c.shard_i) skip[s] = 1;
+            if (owner[s] != c->shard_i) skip[s] = 1;
             else mine++;
         free(owner);
     }
     int64_t run_id;
-    if (c.resume) {
-        run_id = c.resume;
+    if (c->resume) {
+        run_id = c->resume;
         tb_variant_info *old = NULL;
         size_t nold = 0;
         rc = tb_store_variants(st, run_id, &old, &nold, msg, sizeof msg);
@@ -503,7 +501,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         for (size_t s = 0; rc == TB_OK && s < shapes.n; s++) {
             if (skip[s]) continue;   /* another shard's */
             tb_problem_info pi;
-            tb_sweep_problem(&shapes.v[s], &c.o, &pi);
+            tb_sweep_problem(&shapes.v[s], &c->o, &pi);
             if ((rc = tb_store_put_problem(st, &pi, msg, sizeof msg))) break;
             size_t have = 0, any = 0;   /* measured; measured or planned */
             for (size_t r = 0; r < nrows; r++)
@@ -515,19 +513,19 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
         if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "running", msg, sizeof msg);
         if (rc) goto fail;
     } else {
-        char *oj = options_json(&c, c.vp, c.nvp);
+        char *oj = options_json(c, c->vp, c->nvp);
         rc = tb_cli_run_begin(st, argc, argv, oj, &cat, &run_id, msg, sizeof msg);
         cJSON_free(oj);
         if (rc) goto fail;
     }
 
     /* 5. a plan: every item recorded as planned, nothing measured */
-    if (c.plan_only) {
-        rc = tb_sweep_plan(st, run_id, &c.o, &cat, &shapes, skip, msg, sizeof msg);
+    if (c->plan_only) {
+        rc = tb_sweep_plan(st, run_id, &c->o, &cat, &shapes, skip, msg, sizeof msg);
         if (rc == TB_OK) rc = tb_store_run_set_status(st, run_id, "planned", msg, sizeof msg);
         if (rc) goto fail;
         char sh[48] = "";
-        if (c.shard_n) snprintf(sh, sizeof sh, " (shard %d/%d: %zu of %zu shapes)", c.shard_i, c.shard_n,
+        if (c->shard_n) snprintf(sh, sizeof sh, " (shard %d/%d: %zu of %zu shapes)", c->shard_i, c->shard_n,
                                 mine, shapes.n);
         fprintf(stderr, "run %lld planned in %s: %zu variants x %zu shapes = %zu items%s; measure "
                 "them with: tilebench sweep --db %s --resume %lld\n", (long long)run_id, db, cat.n,
@@ -538,7 +536,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     /* 6. measure */
     double took = 0;
     ph.s[TB_PH_STARTUP] = tb_progress_now_s() - t_start - ph.s[TB_PH_PROBE];
-    rc = tb_cli_run_measure(st, run_id, paths, &c.o, &cat, &shapes, skip, c.progress, c.quiet,
+    rc = tb_cli_run_measure(st, run_id, paths, &c->o, &cat, &shapes, skip, c->progress, c->quiet,
                             env.gpu_name, &took, &ph, msg, sizeof msg);
     if (rc == TB_EINTR) {
         tb_store_run_end(st, run_id, "interrupted", msg, sizeof msg);
@@ -552,7 +550,7 @@ int cmd_sweep(int argc, char **argv, const tb_paths *paths)
     ph.total_s = tb_progress_now_s() - t_start;
     if ((rc = tb_store_run_set_phases(st, run_id, &ph, msg, sizeof msg))) goto fail;
     if ((rc = tb_store_run_end(st, run_id, "complete", msg, sizeof msg))) goto fail;
-    if (!c.quiet) tb_show_run(st, run_id, stdout, 0, c.o.metrics[0] != 0, msg, sizeof msg);
+    if (!c->quiet) tb_show_run(st, run_id, stdout, 0, c->o.metrics[0] != 0, msg, sizeof msg);
     char line[512];
     fprintf(stderr, "run %lld stored in %s (%.0f s)\ntime: %s\n", (long long)run_id, db, took,
             tb_phases_format(&ph, line, sizeof line));
@@ -567,4 +565,18 @@ fail:
     tb_cli_error("%s", msg);
     if (st) tb_store_close(st);
     return tb_cli_exit_for(rc) == TB_EXIT_USAGE ? TB_EXIT_USAGE : TB_EXIT_FAIL;
+}
+
+/* sweep_body with its argument strings freed on every way out: search calls sweep once per
+ * round in one process (cmd_search.c), so nothing may pile up */
+int cmd_sweep(int argc, char **argv, const tb_paths *paths)
+{
+    sweep_cli c;
+    memset(&c, 0, sizeof c);
+    const int rc = sweep_body(argc, argv, paths, &c);
+    for (size_t i = 0; i < c.nvp; i++) free(c.vp[i]);
+    for (size_t i = 0; i < c.ninc; i++) free(c.inc[i]);
+    for (size_t i = 0; i < c.nexc; i++) free(c.exc[i]);
+    for (size_t i = 0; i < c.nshp; i++) free(c.shp[i]);
+    return rc;
 }

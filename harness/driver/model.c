@@ -63,6 +63,64 @@ static double effects(const tb_model *md, const tb_knobs *k)
     return e;
 }
 
+int tb_model_to_json(const tb_model *md, char *buf, size_t cap)
+{
+    size_t at = 0;
+#define PUT(...) do { \
+        const int w_ = snprintf(at < cap ? buf + at : NULL, at < cap ? cap - at : 0, __VA_ARGS__); \
+        if (w_ < 0) return TB_EUSAGE; \
+        at += (size_t)w_; \
+    } while (0)
+    PUT("{\"c\":[");
+    for (int i = 0; i < TB_MC_N; i++) PUT("%s%.17g", i ? "," : "", md->c[i]);
+    PUT("],\"fx\":[");
+    for (int f = 0; f < TB_MF_N; f++) {
+        PUT("%s[", f ? "," : "");
+        for (int v = 0; v < TB_MF_VALUES; v++) PUT("%s%.17g", v ? "," : "", md->fx[f][v]);
+        PUT("]");
+    }
+    PUT("],\"tile_keys\":[");
+    for (int i = 0; i < md->n_tile_keys; i++) PUT("%s%d", i ? "," : "", md->tile_keys[i]);
+    PUT("]}");
+#undef PUT
+    return at < cap ? TB_OK : TB_EUSAGE;
+}
+
+int tb_model_from_json(const char *json, tb_model *md, char *msg, size_t len)
+{
+    cJSON *o = json ? cJSON_Parse(json) : NULL;
+    const cJSON *c = o ? cJSON_GetObjectItemCaseSensitive(o, "c") : NULL,
+                *fx = o ? cJSON_GetObjectItemCaseSensitive(o, "fx") : NULL,
+                *tk = o ? cJSON_GetObjectItemCaseSensitive(o, "tile_keys") : NULL;
+    tb_model m;
+    memset(&m, 0, sizeof m);
+    int ok = cJSON_IsArray(c) && cJSON_GetArraySize(c) == TB_MC_N && cJSON_IsArray(fx) &&
+             cJSON_GetArraySize(fx) == TB_MF_N && cJSON_IsArray(tk) && cJSON_GetArraySize(tk) <= TB_MF_VALUES;
+    for (int i = 0; ok && i < TB_MC_N; i++) {
+        const cJSON *x = cJSON_GetArrayItem(c, i);
+        ok = cJSON_IsNumber(x) && x->valuedouble > 0 && isfinite(x->valuedouble);
+        if (ok) m.c[i] = x->valuedouble;
+    }
+    for (int f = 0; ok && f < TB_MF_N; f++) {
+        const cJSON *row = cJSON_GetArrayItem(fx, f);
+        ok = cJSON_IsArray(row) && cJSON_GetArraySize(row) == TB_MF_VALUES;
+        for (int v = 0; ok && v < TB_MF_VALUES; v++) {
+            const cJSON *x = cJSON_GetArrayItem(row, v);
+            ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
+            if (ok) m.fx[f][v] = x->valuedouble;
+        }
+    }
+    for (int i = 0; ok && i < cJSON_GetArraySize(tk); i++) {
+        const cJSON *x = cJSON_GetArrayItem(tk, i);
+        ok = cJSON_IsNumber(x);
+        if (ok) m.tile_keys[m.n_tile_keys++] = x->valueint;
+    }
+    cJSON_Delete(o);
+    if (!ok) return tb_fail(msg, len, TB_EUSAGE, "a stored search model is not one this tilebench reads");
+    *md = m;
+    return TB_OK;
+}
+
 static int get_int(const cJSON *o, const char *key, int *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -101,8 +159,11 @@ int tb_knobs_parse(const char *params_json, tb_knobs *k, char *msg, size_t len)
     }
     cJSON_Delete(o);
     if (miss) return tb_fail(msg, len, TB_EUSAGE, "parameters lack '%s': not a point of a tiled family", miss);
-    if (k->tile_m < 1 || k->tile_n < 1 || k->stages < 1 || k->cluster_m < 1 || k->cluster_n < 1)
-        return tb_fail(msg, len, TB_EUSAGE, "parameters out of range (tile, stages and cluster must be positive)");
+    if (k->tile_m < 1 || k->tile_n < 1 || k->tile_m > 1024 || k->tile_n > 1024 || k->tile_k < 1 ||
+        k->tile_k > 1024 || k->stages < 1 || k->stages > 64 || k->cluster_m < 1 || k->cluster_n < 1 ||
+        k->cluster_m > 16 || k->cluster_n > 16)
+        return tb_fail(msg, len, TB_EUSAGE, "parameters out of range (tiles 1..1024, stages 1..64, "
+                       "clusters 1..16)");
     return TB_OK;
 }
 

@@ -50,6 +50,12 @@ typedef struct tb_obs {
  * TB_EUSAGE with msg naming the missing knob (a variant that does not declare them). */
 int tb_knobs_parse(const char *params_json, tb_knobs *k, char *msg, size_t len);
 
+/* The model as JSON ({"c":[...],"fx":[[...],...],"tile_keys":[...]}, what the store keeps per GPU
+ * and family: schema 6, search_models) and back. to_json: TB_OK, or TB_EUSAGE when buf is too
+ * small; from_json: TB_OK, or TB_EUSAGE naming what is wrong (md unchanged then). */
+int tb_model_to_json(const tb_model *md, char *buf, size_t cap);
+int tb_model_from_json(const char *json, tb_model *md, char *msg, size_t len);
+
 /* The constants before any fit: what the H100 measurements of docs/perf.md suggest. */
 void tb_model_default(tb_model *md);
 

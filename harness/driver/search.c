@@ -104,7 +104,8 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 for (int b = a; b > 0 && pred[idx[b]] < pred[idx[b - 1]]; b--) {
                     const int t = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = t;
                 }
-            int take = nc < o->per_round ? nc : (o->per_round > 0 ? o->per_round : 3);
+            const int pr = o->per_round > 0 ? o->per_round : 2;
+            int take = nc < pr ? nc : pr;
             if (sh->rounds == 0 && o->explore && out->n_obs < (size_t)o->explore) {
                 /* the first round on a shape: the most promising point of every tile class
                  * (tile and schedule), so that a bias of the model against one class cannot

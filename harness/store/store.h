@@ -11,7 +11,7 @@
 #include "common/phases.h"
 #include <stddef.h>
 
-#define TB_SCHEMA_VERSION 5   /* PRAGMA user_version this build writes */
+#define TB_SCHEMA_VERSION 6   /* PRAGMA user_version this build writes */
 
 typedef struct tb_store tb_store;
 
@@ -137,6 +137,7 @@ typedef struct tb_merge_counts {
     long long runs_present;   /* runs skipped: the target has their uid already */
     long long measurements, samples, metrics;   /* rows copied with those runs */
     long long calibrations;   /* calibration rows copied (equal rows are not copied twice) */
+    long long search_models;  /* search_models rows copied (likewise) */
     int is_target;            /* 1: the input is the target file itself; nothing was done */
 } tb_merge_counts;
 
@@ -165,5 +166,15 @@ int tb_store_merge(tb_store *out, const char *in, tb_merge_counts *counts, char 
  * migration steps 1..version and no further, as an older tilebench would have left it.
  * TB_EUSAGE if version is not in 1..TB_SCHEMA_VERSION or path exists. */
 int tb_store_create_at_version(const char *path, int version, char *msg, size_t len);
+
+/* The constants tilebench search fitted (schema 6, store_model.c): one row per fit, for a GPU
+ * model (environment.gpu_name) and a family; model_json as driver/model.c writes it, error the
+ * within-shape median error after the fit (log ratio). The newest row for a GPU and family:
+ * *found 0 when none. TB_OK or TB_EDB. */
+int tb_store_put_search_model(tb_store *s, const char *gpu_name, const char *family, int n_obs,
+                              double error, const char *model_json, char *msg, size_t len);
+int tb_store_latest_search_model(tb_store *s, const char *gpu_name, const char *family,
+                                 char *model_json, size_t json_cap, int *n_obs, char *created_at,
+                                 size_t created_cap, int *found, char *msg, size_t len);
 
 #endif

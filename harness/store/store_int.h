@@ -2,7 +2,7 @@
  * docs/schema.md). Owns struct tb_store, the names of the prepared statements, and the small
  * helpers that more than one of the store's files uses (tbs_ prefix).
  *
- * The store is six files, one module with store.h and this header:
+ * The store is seven files, one module with store.h and this header:
  *   store_schema.c  the schema (migrations[] is its whole history); open, inspect, migrate,
  *                   close
  *   store_sql.c     the SQL text of every statement, and the helpers declared below
@@ -10,6 +10,7 @@
  *   store_read.c    every reader: rows to records
  *   store_check.c   tilebench check: the file's integrity
  *   store_merge.c   tilebench merge: the runs of another file copied in, each once (runs.uid)
+ *   store_model.c   the fitted models of tilebench search (search_models)
  *
  * The store owns the database file: only its files include sqlite3.h, and it is the only
  * writer. It owns the schema, the checks that run before anything is written, and the

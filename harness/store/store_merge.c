@@ -56,6 +56,7 @@ static const struct { const char *table, *column; int map; } remap[] = {
     { "samples", "measurement_id", M_MEAS },
     { "metrics", "id", M_METRIC }, { "metrics", "measurement_id", M_MEAS },
     { "calibration", "id", M_SKIP },
+    { "search_models", "id", M_SKIP },
 };
 
 /* The ids of these tables move by an offset (the SQL reads max and min id of a table). */
@@ -68,7 +69,7 @@ static const char *const id_range_sql[M_COUNT] = {
 
 /* The tables copied, in an order that keeps every foreign key satisfied; rows: which rows of
  * the input follow run ?1 (NULL: every row, not per run). */
-enum { T_RUNS, T_ENV, T_VAR, T_PROB, T_MEAS, T_SAMPLES, T_METRICS, T_CAL, T_COUNT };
+enum { T_RUNS, T_ENV, T_VAR, T_PROB, T_MEAS, T_SAMPLES, T_METRICS, T_CAL, T_MODELS, T_COUNT };
 #define OF_RUN_MEASUREMENTS "measurement_id IN (SELECT id FROM measurements WHERE run_id = ?1)"
 static const struct { const char *table, *rows; } tables[T_COUNT] = {
     [T_RUNS] = { "runs", "id = ?1" },
@@ -79,6 +80,7 @@ static const struct { const char *table, *rows; } tables[T_COUNT] = {
     [T_SAMPLES] = { "samples", OF_RUN_MEASUREMENTS },
     [T_METRICS] = { "metrics", OF_RUN_MEASUREMENTS },
     [T_CAL] = { "calibration", NULL },
+    [T_MODELS] = { "search_models", NULL },
 };
 
 /* One table's copy: get reads the common columns from the input; put inserts a row into the
@@ -213,7 +215,7 @@ static int copier_make(merge *m, int t)
         if (map != M_SKIP) {
             sqlite3_str_appendf(cols, "%s\"%w\"", nput ? ", " : "", name);
             sqlite3_str_appendf(vals, "%s?%d", nput ? ", " : "", c->n + 1);
-            if (t == T_CAL)
+            if (t == T_CAL || t == T_MODELS)
                 sqlite3_str_appendf(find, "%s\"%w\" IS ?%d", nput ? " AND " : " WHERE ", name,
                                     c->n + 1);
             nput++;
@@ -247,7 +249,7 @@ static int copier_make(merge *m, int t)
     }
     if (!rc) rc = prepare(m->in, sget, &c->get, m);
     if (!rc) rc = prepare(m->out, sput, &c->put, m);
-    if (!rc && (t == T_PROB || t == T_CAL)) {
+    if (!rc && (t == T_PROB || t == T_CAL || t == T_MODELS)) {
         char *q = sqlite3_mprintf("SELECT %s FROM \"%w\"%s LIMIT 1",
                                   t == T_PROB ? "id" : "1", table, sfind);
         rc = q ? prepare(m->out, q, &c->find, m)
@@ -502,6 +504,7 @@ int tb_store_merge(tb_store *out, const char *in, tb_merge_counts *counts, char 
     for (int t = 0; !rc && t < T_COUNT; t++) rc = copier_make(&m, t);
     if (!rc) rc = copy_runs(&m, counts);
     if (!rc) rc = copy_rows(&m, T_CAL, 0, &counts->calibrations);
+    if (!rc) rc = copy_rows(&m, T_MODELS, 0, &counts->search_models);
     for (int t = 0; t < T_COUNT; t++) {
         sqlite3_finalize(m.c[t].get);
         sqlite3_finalize(m.c[t].put);

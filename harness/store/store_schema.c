@@ -180,6 +180,19 @@ static const char *const migrations[] = {
     "UPDATE runs SET uid = lower(hex(randomblob(16)));\n"
     "CREATE UNIQUE INDEX runs_uid ON runs (uid);\n"
     "PRAGMA user_version = 5;\n",
+
+    /* 6: the constants tilebench search fitted, per GPU model and family (docs/search.md) */
+    "CREATE TABLE search_models (\n"
+    "  id          INTEGER PRIMARY KEY,\n"
+    "  created_at  TEXT NOT NULL,\n"
+    "  gpu_name    TEXT NOT NULL,\n"
+    "  family      TEXT NOT NULL,\n"
+    "  n_obs       INTEGER NOT NULL,\n"
+    "  error       REAL,\n"
+    "  model_json  TEXT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX search_models_gpu ON search_models (gpu_name, family, id);\n"
+    "PRAGMA user_version = 6;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -192,7 +205,9 @@ static const char *const tables_v2[] = {"metrics", NULL};
 static const char *const tables_v3[] = {"calibration", NULL};
 static const char *const tables_v4[] = {NULL};   /* a column of runs, no table */
 static const char *const tables_v5[] = {NULL};   /* a column of runs, no table */
-static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4, tables_v5};
+static const char *const tables_v6[] = {"search_models", NULL};
+static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4, tables_v5,
+                                               tables_v6};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 
