@@ -7,6 +7,8 @@
 #   1b. the same two under compute-sanitizer's memcheck on six small shapes;
 #   2. the wgmma grid at 4096^3 beside cuBLAS (issue 20's H100 grid report);
 #   3. the kernel cuBLAS runs on two odd shapes (CUPTI's kernel record, `show --metrics`);
+#   3b. the row pitch alone: one shape, 8192^3, with every leading dimension padded by 0, 8 and
+#      64 elements (16-byte but not 128-byte aligned rows at 8);
 #   4. tune: wgmma_auto's own points, each as its own library, on the llm shapes with
 #      M >= 128 (scripts/wgmma-auto-table.py turns tune.db into auto-table.json).
 # Every log goes to one file, every-shape.log; the databases beside it (a device call brings
@@ -47,6 +49,14 @@ step "3. the kernel cuBLAS runs on odd shapes"
 "$TB" sweep --variants "$V" --filter cublaslt --shapes 4095x4097x4093,8191x8193x8184,4096x4096x4096 --metrics memory \
     --no-energy --no-progress --quiet --db "$out/names.db" >> "$log" 2>&1
 "$TB" show --db "$out/names.db" --metrics >> "$log" 2>&1
+
+step "3b. the row pitch: wgmma's best point and wgmma_auto at 8192^3 with lda = ldb = ldd padded by 0, 8 and 64"
+for pad in 0 8 64; do
+    "$TB" sweep --variants "$V" --filter 'wgmma_bf16_128x256x64_c1x1_s4_cooperative_rasterm_sw16_tn' --filter 'wgmma_auto*' \
+        --filter cublaslt --shapes 8192x8192x8192 --pad $pad --no-energy --no-progress --quiet --db "$out/pitch.db" >> "$log" 2>&1
+    step "   pad $pad: exit $?"
+done
+"$TB" show --db "$out/pitch.db" --run all >> "$log" 2>&1
 
 step "4. tune: wgmma_auto's points on llm M >= 128"
 filters=()
