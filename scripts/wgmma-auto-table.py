@@ -5,7 +5,9 @@ wgmma_auto (variants/wgmma/auto.cu) is one variant that runs, per shape, the poi
 wgmma family a sweep measured fastest there, or the skinny kernel for a few rows. Its table,
 variants/wgmma/auto-table.json, lists the points built into it ("points", in the grid's
 'TM TN STAGES CM CN SCHEDULE RASTER SWIZZLE [EPILOGUE]' form, as variants/wgmma/CMakeLists.txt)
-and, per measured shape, which of them won ("shapes": [m, n, k, index], index -1 for skinny).
+and, per measured shape, which of them won ("shapes": [m, n, k, index], index -1 for skinny);
+"pitch_align" (elements, default 8: 16-byte rows) is the row pitch below which A and B are
+copied before the TMA kernel (kept from the current table).
 This script reads the database straight from SQLite and writes that JSON:
 
   tilebench sweep --variants build/lib/tilebench/variants-grid --variants build/lib/tilebench/variants \\
@@ -46,10 +48,11 @@ def main():
     if not os.path.isfile(o.db):
         print(f"wgmma-auto-table: error: no database '{o.db}'", file=sys.stderr); return 2
     try:
+        prev = json.load(open(o.table)) if os.path.isfile(o.table) else {}
         if o.points:
             points = [l.strip() for l in open(o.points) if l.strip() and not l.startswith("#")]
         else:
-            points = json.load(open(o.table))["points"]
+            points = prev["points"]
         names = {point_name(p): i for i, p in enumerate(points)}
     except (OSError, ValueError, KeyError) as e:
         print(f"wgmma-auto-table: error: points: {e}", file=sys.stderr); return 2
@@ -85,6 +88,7 @@ def main():
         "sweep": cmds,
         "tuning_seconds": round(secs, 1),
         "skinny_max_m": 16,
+        "pitch_align": prev.get("pitch_align", 8),
         "points": points,
         "shapes": [[m, n, k, best[(m, n, k)][1]] for (m, n, k) in sorted(best)],
     }

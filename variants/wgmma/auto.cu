@@ -8,7 +8,8 @@
  *    table) that won the measured shape nearest to this one: the same shape when the table
  *    has it, else the least sum of |log2| distances over m, n and k (ties: the first row);
  *  - an operand whose row pitch TMA cannot describe (lda, ldb or ldd not a multiple of 8
- *    elements, 16 bytes) is copied into the workspace at a pitch rounded up to 8
+ *    elements, 16 bytes; for A and B, of the table's pitch_align) is copied into the workspace
+ *    at a pitch rounded up to it
  *    (cudaMemcpy2DAsync: A and B before the point's kernel, D after it), so every m, n, k and
  *    leading dimension runs on the TMA kernel; the copies are enqueued by launch(), inside
  *    the timed region, as part of the cost. C (beta != 0) is read by the epilogue at any pitch.
@@ -27,7 +28,10 @@
 namespace {
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-int64_t pitch8(int64_t x) { return (x + 7) / 8 * 8; }
+/* The pitch, in elements, an operand's rows must have to run uncopied: TMA needs 16 bytes (8);
+ * the table's pitch_align may ask for more (64: 128-byte rows, docs/perf.md's hypothesis). */
+constexpr int64_t ALIGN = TB_AUTO_PITCH_ALIGN < 8 ? 8 : TB_AUTO_PITCH_ALIGN;
+int64_t pitch_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
 
 /* What computes problem p: -1 the skinny kernel, else a point index; row is the table row
  * it came from (-1: none, the first point). */
@@ -53,12 +57,12 @@ tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b, int *pad_d)
 {
     tb_problem q = *p;
     tb_gemm *g = &q.gemm;
-    *pad_a = g->lda % 8 != 0;
-    *pad_b = g->ldb % 8 != 0;
-    *pad_d = g->ldd % 8 != 0;
-    if (*pad_a) g->lda = pitch8(g->k);
-    if (*pad_b) g->ldb = pitch8(g->k);
-    if (*pad_d) g->ldd = pitch8(g->n);
+    *pad_a = g->lda % ALIGN != 0;
+    *pad_b = g->ldb % ALIGN != 0;
+    *pad_d = g->ldd % 8 != 0;                   /* D is stored, not streamed: 16 bytes do */
+    if (*pad_a) g->lda = pitch_up(g->k);
+    if (*pad_b) g->ldb = pitch_up(g->k);
+    if (*pad_d) g->ldd = (g->n + 7) / 8 * 8;
     return q;
 }
 
