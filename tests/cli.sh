@@ -413,9 +413,10 @@ got=$(byuuid "$dv/a.db")
 [ $rc = 0 ] && [ "$(items "$dv/a.db" | grep -c ' ok$')" = 8 ] && ! grep -q "\[" <<<"$got" \
     && grep -q "device=0 " "$dv/j1" && grep -q "device=1 " "$dv/j1" && [ "$(wc -l < "$dv/j1")" = 4 ] \
     && ! grep -q -- '-:' <<<"$got" && ok cli-11.1 || bad cli-11.1 "exit $rc; per shape: $got; jobs: $(tr '\n' ';' < "$dv/j1"); $out"
-# the costliest shapes first on several GPUs: the first two jobs are 1024^3 and 768^3
-[ "$(head -2 "$dv/j1" | cut -d' ' -f1 | sort -n | tr '\n' ' ')" = "768 1024 " ] && ok cli-11.1b \
-    || bad cli-11.1b "jobs in order: $(cut -d' ' -f1 "$dv/j1" | tr '\n' ' ')"
+# the costliest shapes first on several GPUs: each slot's first job (a slot's jobs are logged in
+# its order; the two slots' lines interleave as their workers start) is 1024^3 or 768^3
+firsts=$(for sl in 0 1; do grep -m1 "slot=$sl " "$dv/j1" | cut -d' ' -f1; done | sort -n | tr '\n' ' ')
+[ "$firsts" = "768 1024 " ] && ok cli-11.1b || bad cli-11.1b "first job of each slot: $firsts; jobs: $(tr '\n' ';' < "$dv/j1")"
 out=$(DEV_JOBS="$dv/j2" TILEBENCH_TEST_FAIL_SLOT=1 TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --devices 0,1 --no-progress --quiet --db "$dv/b.db" 2>&1); rc=$?
 got=$(byuuid "$dv/b.db")
 n1=$(grep -c 'slot=1' "$dv/j2")   # as many shapes as slot 1 got to try before slot 0 took the rest
