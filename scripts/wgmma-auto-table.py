@@ -38,6 +38,30 @@ def point_name(spec):
     return name + "_tn"
 
 
+def portable(cmd):
+    """A recorded command line without the paths of the machine it ran on: --db and its file
+    dropped, a path under this repository made relative to it, any other absolute path cut to
+    its file name (the table is committed; it names no machine's folders)."""
+    root = os.path.dirname(HERE) + os.sep
+    out, words = [], (cmd or "").split()
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--db":
+            i += 2
+            continue
+        if w.startswith("--db="):
+            i += 1
+            continue
+        if w.startswith(root):
+            w = w[len(root):]
+        elif w.startswith("/"):
+            w = os.path.basename(w)
+        out.append(w)
+        i += 1
+    return " ".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("db")
@@ -80,7 +104,7 @@ def main():
             secs += json.loads(pj or "{}").get("total_s", 0.0)
         except ValueError:
             pass
-    cmds = [r[0] for r in c.execute("SELECT command_line FROM runs")]
+    cmds = [portable(r[0]) for r in c.execute("SELECT command_line FROM runs")]
     table = {
         "comment": "wgmma_auto's dispatch table: made by scripts/wgmma-auto-table.py from a sweep; "
                    "points are built into the library, shapes are [m, n, k, point index] (-1: skinny)",
