@@ -125,6 +125,26 @@ static void spec_of(const tb_knobs *k, char *out, size_t len)
              k->streamk ? " streamk" : k->conflict ? " conflict" : "");
 }
 
+/* Append a point (its name, knobs and grid line) to rp, growing the arrays 32 at a time; its
+ * index, or -1 out of memory. */
+static int add_point(replay *rp, const char *name, const tb_knobs *k)
+{
+    if (rp->n_pts % 32 == 0) {
+        const size_t c = (size_t)rp->n_pts + 32;
+        void *a = realloc(rp->pts, c * sizeof *rp->pts), *b = realloc(rp->names, c * sizeof *rp->names),
+             *d = realloc(rp->specs, c * sizeof *rp->specs);
+        if (a) rp->pts = a;
+        if (b) rp->names = b;
+        if (d) rp->specs = d;
+        if (!a || !b || !d) return -1;
+    }
+    const int p = rp->n_pts++;
+    snprintf(rp->names[p], sizeof rp->names[p], "%s", name);
+    spec_of(k, rp->specs[p], sizeof rp->specs[p]);
+    rp->pts[p].k = *k;
+    return p;
+}
+
 /* timing on the GPU: one `tilebench sweep` run per round, the round's points (--filter by
  * name) on one shape, stored in db; then its results read back */
 typedef struct gpu_ctx {
@@ -209,19 +229,7 @@ static int load_points(const tb_paths *paths, char **vpaths, size_t nv, const ch
         char m2[TB_MSG_LEN];
         if (strcmp(cat.v[i].family, family) || tb_knobs_parse(cat.v[i].params_json, &k, m2, sizeof m2) != TB_OK)
             continue;
-        if (rp->n_pts % 32 == 0) {
-            const size_t c = (size_t)rp->n_pts + 32;
-            void *a = realloc(rp->pts, c * sizeof *rp->pts), *b = realloc(rp->names, c * sizeof *rp->names),
-                 *d = realloc(rp->specs, c * sizeof *rp->specs);
-            if (a) rp->pts = a;
-            if (b) rp->names = b;
-            if (d) rp->specs = d;
-            if (!a || !b || !d) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
-        }
-        const int p = rp->n_pts++;
-        snprintf(rp->names[p], sizeof rp->names[p], "%s", cat.v[i].name);
-        spec_of(&k, rp->specs[p], sizeof rp->specs[p]);
-        rp->pts[p].k = k;
+        if (add_point(rp, cat.v[i].name, &k) < 0) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
     }
     for (int i = 0; i < rp->n_pts; i++) rp->pts[i].name = rp->names[i];
     tb_catalog_free(&cat);
@@ -242,7 +250,7 @@ static int load_replay(const char *db, const char *family, double dram_gbps, rep
     if (rc) return rc;
     int64_t latest = 0;
     rc = tb_store_run_latest(st, &latest, msg, len);
-    size_t cap_r = 0, cap_p = 0;
+    size_t cap_r = 0;
     int have_env = 0;
     for (int64_t run = 1; rc == TB_OK && run <= latest; run++) {
         tb_run_info ri;
@@ -277,20 +285,9 @@ static int load_replay(const char *db, const char *family, double dram_gbps, rep
             tb_knobs k;
             if (tb_knobs_parse(w->v.params_json, &k, m2, sizeof m2) != TB_OK) continue;
             int p = find_point(rp, w->v.name);
-            if (p < 0) {
-                if (rp->n_pts == (int)cap_p) {
-                    cap_p = cap_p ? cap_p * 2 : 32;
-                    void *a = realloc(rp->pts, cap_p * sizeof *rp->pts), *b = realloc(rp->names, cap_p * sizeof *rp->names),
-                         *c = realloc(rp->specs, cap_p * sizeof *rp->specs);
-                    if (a) rp->pts = a;
-                    if (b) rp->names = b;
-                    if (c) rp->specs = c;
-                    if (!a || !b || !c) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
-                }
-                p = rp->n_pts++;
-                snprintf(rp->names[p], sizeof rp->names[p], "%s", w->v.name);
-                spec_of(&k, rp->specs[p], sizeof rp->specs[p]);
-                rp->pts[p].k = k;
+            if (p < 0 && (p = add_point(rp, w->v.name, &k)) < 0) {
+                rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
+                break;
             }
             if (lookup(rp, p, w->p.m, w->p.n, w->p.k)) continue;   /* the first run's, once */
             if (rp->n_r == cap_r) {

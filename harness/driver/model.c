@@ -234,17 +234,28 @@ double tb_model_error(const tb_model *md, const tb_machine *mc, const tb_obs *ob
 
 /* r[i] = ln(pred / measured) less the mean of that over obs[i]'s shape: the error in how the
  * model orders and spaces the points of a shape, whatever its absolute scale there */
+/* e[i] less the mean of e over obs[i]'s shape, in one pass over the observations (the fit
+ * calls it thousands of times); shapes are small indices, >= 0 */
+static void demean_by_shape(double *e, const tb_obs *obs, size_t n)
+{
+    int top = 0;
+    for (size_t i = 0; i < n; i++)
+        if (obs[i].shape > top) top = obs[i].shape;
+    double *sum = calloc((size_t)top + 1, sizeof *sum);
+    size_t *cnt = calloc((size_t)top + 1, sizeof *cnt);
+    if (sum && cnt) {
+        for (size_t i = 0; i < n; i++) { sum[obs[i].shape] += e[i]; cnt[obs[i].shape]++; }
+        for (size_t i = 0; i < n; i++) e[i] -= sum[obs[i].shape] / (double)cnt[obs[i].shape];
+    }
+    free(sum);
+    free(cnt);
+}
+
 static void rel_resid(const tb_model *md, const tb_machine *mc, const tb_obs *obs, size_t n,
                       double *r)
 {
     for (size_t i = 0; i < n; i++) r[i] = log_err(md, mc, &obs[i]);
-    for (size_t i = 0; i < n; i++) {
-        double sum = 0;
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++)
-            if (obs[j].shape == obs[i].shape) { sum += log_err(md, mc, &obs[j]); c++; }
-        r[i] -= sum / (double)c;
-    }
+    demean_by_shape(r, obs, n);
 }
 
 double tb_model_rel_error_q(const tb_model *md, const tb_machine *mc, const tb_obs *obs, size_t n,
@@ -322,15 +333,8 @@ static double objective(const double *x, const fit_ctx *f)
     /* squared within-shape residuals: what orders the points of a shape is what a search
      * needs; a shape's absolute scale (its clock, its launch) is taken out per shape */
     double s = 0;
-    for (size_t i = 0; i < f->n; i++) f->tmp[i] = log_err(&md, f->mc, &f->obs[i]);
-    for (size_t i = 0; i < f->n; i++) {
-        double sum = 0;
-        size_t c = 0;
-        for (size_t j = 0; j < f->n; j++)
-            if (f->obs[j].shape == f->obs[i].shape) { sum += f->tmp[j]; c++; }
-        const double e = f->tmp[i] - sum / (double)c;
-        s += e * e;
-    }
+    rel_resid(&md, f->mc, f->obs, f->n, f->tmp);
+    for (size_t i = 0; i < f->n; i++) s += f->tmp[i] * f->tmp[i];
     return s;
 }
 
