@@ -6,7 +6,7 @@
 #      energy); `show` of it;
 #   1b. the same two under compute-sanitizer's memcheck on six small shapes;
 #   2. the wgmma grid at 4096^3 beside cuBLAS (issue 20's H100 grid report);
-#   3. the kernel cuBLAS runs on two odd shapes (CUPTI's kernel record, `show --metrics`);
+#   3. the kernel cuBLAS runs on every odd shape and 4096^3 (CUPTI's kernel record, `show --metrics`);
 #   3b. the row pitch alone: one shape, 8192^3, with every leading dimension padded by 0, 8 and
 #      64 elements (16-byte but not 128-byte aligned rows at 8);
 #   4. tune: wgmma_auto's own points, each as its own library, on the llm shapes with
@@ -57,7 +57,7 @@ fi
 
 if want 3; then
     step "3. the kernel cuBLAS runs on odd shapes"
-    "$TB" sweep --variants "$V" --filter cublaslt --shapes 4095x4097x4093,8191x8193x8184,4096x4096x4096 --metrics memory \
+    "$TB" sweep --variants "$V" --filter cublaslt --shapes odd,4096x4096x4096 --metrics memory \
         --no-energy --no-progress --quiet --db "$out/names.db" >> "$log" 2>&1
     "$TB" show --db "$out/names.db" --metrics >> "$log" 2>&1
 fi

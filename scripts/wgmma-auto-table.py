@@ -12,9 +12,11 @@ This script reads the database straight from SQLite and writes that JSON:
 
   tilebench sweep --variants build/lib/tilebench/variants-grid --variants build/lib/tilebench/variants \\
       --filter 'wgmma_bf16_*' --filter 'skinny*' --shapes square,llm --db tune.db
-  scripts/wgmma-auto-table.py tune.db --output variants/wgmma/auto-table.json
+  scripts/wgmma-auto-table.py tune.db [more.db ...] --output variants/wgmma/auto-table.json
 
-Only ok/passed measurements of the table's own points (and skinny) count; a shape none of them
+Several databases may be given (sweeps of different shapes, e.g. one per device call): per
+shape the fastest median over all of them wins, and their runs' wall times add up to the tuning
+cost. Only ok/passed measurements of the table's own points (and skinny) count; a shape none of them
 passed is left out (the dispatcher takes the nearest measured shape). The points come from the
 current table (--table, default variants/wgmma/auto-table.json) unless --points FILE names
 others, one per line. The sweep's wall time is recorded as the tuning cost. --output writes the
@@ -64,13 +66,14 @@ def portable(cmd):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("db")
+    ap.add_argument("db", nargs="+")
     ap.add_argument("--table", default=os.path.join(HERE, "..", "variants", "wgmma", "auto-table.json"))
     ap.add_argument("--points", help="a file of points, one per line (default: the table's)")
     ap.add_argument("--output", help="write the table here (default: standard output)")
     o = ap.parse_args()
-    if not os.path.isfile(o.db):
-        print(f"wgmma-auto-table: error: no database '{o.db}'", file=sys.stderr); return 2
+    for db in o.db:
+        if not os.path.isfile(db):
+            print(f"wgmma-auto-table: error: no database '{db}'", file=sys.stderr); return 2
     try:
         prev = json.load(open(o.table)) if os.path.isfile(o.table) else {}
         if o.points:
@@ -80,31 +83,36 @@ def main():
         names = {point_name(p): i for i, p in enumerate(points)}
     except (OSError, ValueError, KeyError) as e:
         print(f"wgmma-auto-table: error: points: {e}", file=sys.stderr); return 2
-    c = sqlite3.connect(f"file:{o.db}?mode=ro", uri=True)
-    rows = c.execute("SELECT v.name, p.m, p.n, p.k, x.median_ms, p.layouts FROM measurements x "
-                     "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id "
-                     "WHERE x.status = 'ok' AND x.disposition = 'passed' AND x.median_ms > 0").fetchall()
-    best = {}
-    for name, m, n, k, med, layout in rows:
-        if not str(layout).startswith("tn"):
-            continue
-        idx = -1 if name.startswith("skinny") else names.get(name)
-        if idx is None:
-            continue
-        key = (m, n, k)
-        if key not in best or med < best[key][0]:
-            best[key] = (med, idx)
-    if not best:
-        print(f"wgmma-auto-table: error: no ok/passed measurement of the table's points in '{o.db}'",
-              file=sys.stderr); return 2
-    gpus = sorted({r[0] for r in c.execute("SELECT DISTINCT gpu_name FROM environment")} - {None})
-    secs = 0.0
-    for (pj,) in c.execute("SELECT phases_json FROM runs"):
+    best, gpus, secs, cmds = {}, set(), 0.0, []
+    for db in o.db:
         try:
-            secs += json.loads(pj or "{}").get("total_s", 0.0)
-        except ValueError:
-            pass
-    cmds = [portable(r[0]) for r in c.execute("SELECT command_line FROM runs")]
+            c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            rows = c.execute("SELECT v.name, p.m, p.n, p.k, x.median_ms, p.layouts FROM measurements x "
+                             "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id "
+                             "WHERE x.status = 'ok' AND x.disposition = 'passed' AND x.median_ms > 0").fetchall()
+            gpus |= {r[0] for r in c.execute("SELECT DISTINCT gpu_name FROM environment")} - {None}
+            runs = c.execute("SELECT phases_json, command_line FROM runs").fetchall()
+        except sqlite3.Error as e:
+            print(f"wgmma-auto-table: error: '{db}': {e}", file=sys.stderr); return 2
+        for name, m, n, k, med, layout in rows:
+            if not str(layout).startswith("tn"):
+                continue
+            idx = -1 if name.startswith("skinny") else names.get(name)
+            if idx is None:
+                continue
+            key = (m, n, k)
+            if key not in best or med < best[key][0]:
+                best[key] = (med, idx)
+        for pj, cmd in runs:
+            try:
+                secs += json.loads(pj or "{}").get("total_s", 0.0)
+            except ValueError:
+                pass
+            cmds.append(portable(cmd))
+    if not best:
+        print(f"wgmma-auto-table: error: no ok/passed measurement of the table's points in {', '.join(o.db)}",
+              file=sys.stderr); return 2
+    gpus = sorted(gpus)
     table = {
         "comment": "wgmma_auto's dispatch table: made by scripts/wgmma-auto-table.py from a sweep; "
                    "points are built into the library, shapes are [m, n, k, point index] (-1: skinny)",

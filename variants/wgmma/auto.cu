@@ -8,16 +8,21 @@
  *    table) that won the measured shape nearest to this one: the same shape when the table
  *    has it, else the least sum of |log2| distances over m, n and k (ties: the first row);
  *  - an operand whose row pitch TMA cannot describe (lda, ldb or ldd not a multiple of 8
- *    elements, 16 bytes; for A and B, of the table's pitch_align) is copied into the workspace
- *    at a pitch rounded up to it
- *    (cudaMemcpy2DAsync: A and B before the point's kernel, D after it), so every m, n, k and
- *    leading dimension runs on the TMA kernel; the copies are enqueued by launch(), inside
- *    the timed region, as part of the cost. C (beta != 0) is read by the epilogue at any pitch.
+ *    elements, 16 bytes; for A and B also one not a multiple of the table's pitch_align where
+ *    the shape is large enough for that to pay, realign_pays()) is copied into the workspace
+ *    at a pitch rounded up to it (pad_copy below: A and B in one launch before the point's
+ *    kernel, D in one after it), so every m, n, k and leading dimension runs on the TMA
+ *    kernel; the copies are enqueued by launch(), inside the timed region, as part of the
+ *    cost. C (beta != 0) is read by the epilogue at any pitch.
+ *    Why not cudaMemcpy2DAsync: on rows that are only 2-byte aligned it moved 33 MB in about
+ *    55 us on the H100 (4095x4097x4093: 357 us against the point's 178 us at 4096^3), a
+ *    third of the DRAM rate; pad_copy's accesses are 2-byte but coalesced on both sides.
  * Nothing here allocates or queries in launch(): the choice, the padded problem and the
  * point's own setup() happen in setup().
  */
 #include "../common/gemm_common.cuh"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +33,8 @@
 namespace {
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-/* The pitch, in elements, an operand's rows must have to run uncopied: TMA needs 16 bytes (8);
- * the table's pitch_align may ask for more (64: 128-byte rows, docs/perf.md's hypothesis). */
+/* The pitch, in elements, an operand's rows are copied to: TMA needs 16 bytes (8); the table's
+ * pitch_align asks for more (64: 128-byte rows, which the TMA loads need for their full rate). */
 constexpr int64_t ALIGN = TB_AUTO_PITCH_ALIGN < 8 ? 8 : TB_AUTO_PITCH_ALIGN;
 int64_t pitch_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
 
@@ -52,18 +57,87 @@ int choose(const tb_problem *p, int *row)
     return pick;
 }
 
-/* The problem the point computes: p with each pitch TMA cannot describe rounded up to 8. */
+/* Whether copying A and B to ALIGN-element rows pays, when TMA could read them as they are
+ * (16-byte but not ALIGN-aligned rows). Measured on the H100 (docs/perf.md, twelfth session):
+ * the 128x256 point at 8192^3 ran 1.78x slower on 16-byte-aligned rows than on 128-byte ones,
+ * and the 64x128 point at 1000^3 1.7x slower than at 1024^3: the loss is about 0.75 of the
+ * kernel's time, which is its FLOPs at ~700 TFLOP/s plus a floor of ~4 us (launch, pipeline
+ * fill, epilogue: 1024^3 runs in 8 us, not 3). The copy reads and writes both operands at the
+ * DRAM rate (~3 TB/s) and costs a launch (~4 us). Every decision this makes on the odd set
+ * matches what was measured both ways (2049x2047x1000 and 3000x5000x7000 copy; 1000^3,
+ * 777x1234x552 and 1023x1025x1032 do not). */
+constexpr double KERNEL_FLOPS = 700e12, KERNEL_FLOOR_S = 4e-6, DRAM_BYTES = 3.0e12,
+                 COPY_LAUNCH_S = 4e-6, LOSS = 0.75;
+bool realign_pays(const tb_gemm *g)
+{
+    const double m = (double)g->m, n = (double)g->n, k = (double)g->k;
+    const double lost = LOSS * (2.0 * m * n * k / KERNEL_FLOPS + KERNEL_FLOOR_S);
+    const double copy = 4.0 * (m + n) * k / DRAM_BYTES + COPY_LAUNCH_S;
+    return lost > copy;
+}
+
+/* The problem the point computes: p with each pitch TMA cannot describe (not a multiple of 8)
+ * rounded up to ALIGN, and for A and B also a pitch of 8 that is not a multiple of ALIGN where
+ * realign_pays(). */
 tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b, int *pad_d)
 {
     tb_problem q = *p;
     tb_gemm *g = &q.gemm;
-    *pad_a = g->lda % ALIGN != 0;
-    *pad_b = g->ldb % ALIGN != 0;
+    const bool realign = ALIGN > 8 && realign_pays(g);
+    *pad_a = g->lda % 8 != 0 || (realign && g->lda % ALIGN != 0);
+    *pad_b = g->ldb % 8 != 0 || (realign && g->ldb % ALIGN != 0);
     *pad_d = g->ldd % 8 != 0;                   /* D is stored, not streamed: 16 bytes do */
     if (*pad_a) g->lda = pitch_up(g->k);
     if (*pad_b) g->ldb = pitch_up(g->k);
     if (*pad_d) g->ldd = (g->n + 7) / 8 * 8;
     return q;
+}
+
+/* One row-pitch copy of up to two BF16 matrices (rows x cols, src pitch sp, dst pitch dp, in
+ * elements): blockIdx.y picks the matrix, each block copies PAD_COLS consecutive columns of one
+ * row, thread t the columns t, t + PAD_THREADS, ... (each warp access 64 contiguous bytes on
+ * both sides, PAD_PER loads in flight a thread). Columns past cols are left as they are: the
+ * point's tensor maps end at k (A, B) and the copy back at n (D). */
+constexpr int PAD_THREADS = 256, PAD_PER = 8, PAD_COLS = PAD_THREADS * PAD_PER;
+struct pad_job { const uint16_t *src; uint16_t *dst; int64_t rows, cols, sp, dp; };
+struct pad_jobs { pad_job j[2]; };
+
+__global__ void __launch_bounds__(PAD_THREADS) pad_copy(const __grid_constant__ pad_jobs jobs)
+{
+    const pad_job &j = jobs.j[blockIdx.y];
+    const int64_t per_row = (j.cols + PAD_COLS - 1) / PAD_COLS;
+    if ((int64_t)blockIdx.x >= j.rows * per_row) return;
+    const int64_t r = blockIdx.x / per_row, c0 = (blockIdx.x % per_row) * PAD_COLS + threadIdx.x;
+    const uint16_t *src = j.src + r * j.sp;
+    uint16_t *dst = j.dst + r * j.dp;
+    uint16_t v[PAD_PER];
+#pragma unroll
+    for (int i = 0; i < PAD_PER; i++) {
+        const int64_t c = c0 + (int64_t)i * PAD_THREADS;
+        v[i] = c < j.cols ? src[c] : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < PAD_PER; i++) {
+        const int64_t c = c0 + (int64_t)i * PAD_THREADS;
+        if (c < j.cols) dst[c] = v[i];
+    }
+}
+
+/* Queue pad_copy for jobs[0..n): one launch, grid (the larger job's blocks, n). */
+cudaError_t launch_pad(const pad_job *jobs, int n, cudaStream_t st)
+{
+    pad_jobs pj;
+    memset(&pj, 0, sizeof pj);
+    int64_t blocks = 0;
+    for (int i = 0; i < n; i++) {
+        pj.j[i] = jobs[i];
+        const int64_t b = jobs[i].rows * ((jobs[i].cols + PAD_COLS - 1) / PAD_COLS);
+        if (b > blocks) blocks = b;
+    }
+    if (n == 0 || blocks == 0) return cudaSuccess;
+    if (blocks > INT_MAX) return cudaErrorInvalidConfiguration;
+    pad_copy<<<dim3((unsigned)blocks, (unsigned)n), PAD_THREADS, 0, st>>>(pj);
+    return cudaGetLastError();
 }
 
 /* Workspace: the point's own, then A', B' and D' where padded, each 256-byte aligned. */
@@ -147,24 +221,23 @@ int au_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     if (workspace_bytes < s->ws.total || (s->ws.total && !workspace)) return (int)cudaErrorInvalidValue;
     char *ws = (char *)workspace;
     tb_buffers b = *io;
-    cudaError_t e = cudaSuccess;
+    pad_job in[2];
+    int n_in = 0;
     if (s->pad_a) {
-        e = cudaMemcpy2DAsync(ws + s->ws.a, (size_t)h->lda * 2, io->in[0], (size_t)g->lda * 2,
-                              (size_t)g->k * 2, (size_t)g->m, cudaMemcpyDeviceToDevice, st);
         b.in[0] = ws + s->ws.a;
+        in[n_in++] = { (const uint16_t *)io->in[0], (uint16_t *)b.in[0], g->m, g->k, g->lda, h->lda };
     }
-    if (e == cudaSuccess && s->pad_b) {
-        e = cudaMemcpy2DAsync(ws + s->ws.b, (size_t)h->ldb * 2, io->in[1], (size_t)g->ldb * 2,
-                              (size_t)g->k * 2, (size_t)g->n, cudaMemcpyDeviceToDevice, st);
+    if (s->pad_b) {
         b.in[1] = ws + s->ws.b;
+        in[n_in++] = { (const uint16_t *)io->in[1], (uint16_t *)b.in[1], g->n, g->k, g->ldb, h->ldb };
     }
+    cudaError_t e = launch_pad(in, n_in, st);
     if (e != cudaSuccess) return (int)e;
     if (s->pad_d) b.out[0] = ws + s->ws.d;
     const int rc = s->v->launch(s->inner, &s->q, &b, s->ws.point ? ws : NULL, s->ws.point, stream);
     if (rc || !s->pad_d) return rc;
-    e = cudaMemcpy2DAsync(io->out[0], (size_t)g->ldd * 2, ws + s->ws.d, (size_t)h->ldd * 2,
-                          (size_t)g->n * 2, (size_t)g->m, cudaMemcpyDeviceToDevice, st);
-    return (int)e;
+    const pad_job out = { (const uint16_t *)(ws + s->ws.d), (uint16_t *)io->out[0], g->m, g->n, h->ldd, g->ldd };
+    return (int)launch_pad(&out, 1, st);
 }
 
 int au_describe(void *state, char *buf, size_t len)
