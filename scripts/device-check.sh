@@ -11,6 +11,9 @@
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
 #   call 2  gpu_smoke                                                                  95 s
+#           gpu_wgmma_probe, gpu_layouts (issue 31: a few wgmma points' four layouts against a
+#           CPU product, then every point in tn nn nt tt; added later, not yet timed, aimed at
+#           under 10 s and 60 s)
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
 # The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
@@ -18,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/.."
 plan_tests=("gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
-            "gpu_smoke" "gpu_resume")
+            "gpu_smoke gpu_wgmma_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -43,7 +46,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices)
+tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
@@ -51,6 +54,11 @@ for t in "${tests[@]}"; do
     if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_clock ]; then "$P/libexec/tilebench/tests/test_clock" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_counters ]; then "$P/libexec/tilebench/tests/test_counters" > "$out/$t.log" 2>&1; rc=$?
+    elif [ $t = gpu_wgmma_probe ]; then   # as CTest's gpu_wgmma_probe: clusters 2x1 and 1x2, pingpong, stream-K
+        "$P/libexec/tilebench/tests/wgmma_layout_probe" "$TB_VARIANTS"/wgmma_bf16_128x256x64_c2x1_s4_cooperative_rasterm_sw16.so \
+            "$TB_VARIANTS_GRID"/wgmma_bf16_128x256x64_c1x2_s4_cooperative_rasterm_sw16.so \
+            "$TB_VARIANTS_GRID"/wgmma_bf16_64x256x64_c2x1_s4_pingpong_rasterm_sw16.so \
+            "$TB_VARIANTS_GRID"/wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tail-streamk.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_nvml_sampler ]; then "$P/libexec/tilebench/tests/test_nvml_sampler" --gpu > "$out/$t.log" 2>&1; rc=$?
     else bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?; fi
     case $rc in 0) r=passed;; 77) r="SKIPPED (a failure here: a GPU is present)";; *) r="FAILED ($rc)";; esac
@@ -59,7 +67,10 @@ for t in "${tests[@]}"; do
 done
 
 # SASS facts of every shipped variant (default and grid); every wgmma point must have HGMMA
-# and no HMMA fallback, TMA loads (UTMALDG), and a cluster point the multicast form
+# and no HMMA fallback, TMA loads (UTMALDG), and a cluster point the multicast form. A wgmma
+# point's library holds one kernel per layout (issue 31: wgmma_gemm<AMN, BMN>, tn nn nt tt):
+# each is counted on a line of its own and must pass those checks by itself, with no local
+# memory traffic (LDL/STL: a spill; ptxas -v says 0 bytes at build time)
 sass_bad=0
 { for so in "$TB_VARIANTS"/*.so "$TB_VARIANTS_GRID"/*.so; do
     [ -e "$so" ] || continue
@@ -73,6 +84,35 @@ sass_bad=0
     elif [[ $n == wgmma_* ]]; then
         if [ $hg = 0 ] || [ $hm != 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
         if [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && [ $mc = 0 ]; then echo "  NO MULTICAST: $n"; sass_bad=1; fi
+        cl=0; [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && cl=1
+        printf '%s\n' "$s" > "$out/sass-one.txt"
+        /usr/bin/python3 - "$n" "$cl" "$out/sass-one.txt" <<'PYEOF' || sass_bad=1
+import re, sys
+name, cluster = sys.argv[1], sys.argv[2] == "1"
+lay = {"Lb0ELb0E": "tn", "Lb1ELb0E": "nn", "Lb1ELb1E": "nt", "Lb0ELb1E": "tt"}
+fn, k = None, {}
+for line in open(sys.argv[3]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        t = re.search(r"wgmma_gemmI(Lb[01]ELb[01]E)E", m.group(1))
+        fn = lay.get(t.group(1)) if t else None
+        if fn: k[fn] = dict(HGMMA=0, HMMA=0, UTMALDG=0, MULTICAST=0, LDL=0, STL=0)
+        continue
+    if fn:
+        for op in ("HGMMA", "UTMALDG", "MULTICAST", "LDL", "STL"):
+            k[fn][op] += op in line
+        k[fn]["HMMA"] += "HMMA" in line and "HGMMA" not in line
+bad = 0
+for l in ("tn", "nn", "nt", "tt"):
+    c = k.get(l)
+    if not c:
+        print(f"  {l}: NO KERNEL for layout {l}: {name}"); bad = 1; continue
+    print(f"  {l}  HGMMA {c['HGMMA']:4d} HMMA {c['HMMA']:3d} UTMALDG {c['UTMALDG']:3d} MULTICAST {c['MULTICAST']:2d} LDL {c['LDL']} STL {c['STL']}")
+    if not c["HGMMA"] or c["HMMA"] or not c["UTMALDG"]: print(f"  {l}: NOT A HOPPER KERNEL: {name}"); bad = 1
+    if cluster and not c["MULTICAST"]: print(f"  {l}: NO MULTICAST: {name}"); bad = 1
+    if c["LDL"] or c["STL"]: print(f"  {l}: LOCAL MEMORY (spills?): {name}"); bad = 1
+sys.exit(bad)
+PYEOF
     fi
   done; echo "sass check: $([ $sass_bad = 0 ] && echo passed || echo FAILED)"; } > "$out/sass.txt" 2>&1
 grep -q "sass check: passed" "$out/sass.txt" || sass_bad=1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # gpu_zoo.sh - the zoo's run-time members in one sweep with good variants: each misbehaviour
 # is reported as tests/zoo/README.md says, and the good variants are still measured and
-# ranked on every shape.
+# ranked on every shape; then the validation rule in layout tt (zoo_ldb_as_k, zoo-4).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 db="$tmp/zoo.db"
@@ -61,4 +61,38 @@ sys.exit(1 if fails else 0)
 PYEOF
 [ $? = 0 ] && ok zoo-2 || bad zoo-2 "see above"
 "$TB" show --db "$db" > "$tmp/show" 2>&1 && grep -qE '^ +1 +(cublaslt|simt)' "$tmp/show" && ok zoo-3 || bad zoo-3 "show did not rank a good variant first: $(cat "$tmp/show")"
+
+# zoo-4: the rule in layout tt (issue 31). zoo_ldb_as_k reads tt's row-major B with pitch k:
+# exact on a square shape (k = n = ldb), wrong where k != n; cublaslt passes both
+db4="$tmp/zoo4.db"
+"$TB" sweep --variants "$TB_ZOO" --variants "$TB_VARIANTS" --filter zoo_ldb_as_k --filter cublaslt \
+    --layout tt --shapes 256x256x256,384x640x320,128x512x256 --stop fixed:samples=3 --no-energy \
+    --no-progress --quiet --db "$db4" 2>"$tmp/err4"
+rc=$?
+[ $rc = 0 ] && ok zoo-4.1 || bad zoo-4.1 "tt sweep exited $rc: $(tail -3 "$tmp/err4")"
+"$TB" export --db "$db4" --format json > "$tmp/e4.json" || bad zoo-4.2 "export failed"
+$PY - "$tmp/e4.json" <<'PYEOF'
+import json, sys
+fails, seen = [], 0
+for r in json.load(open(sys.argv[1]))["results"]:
+    p, n = r["problem"], r["variant"]["name"]
+    tag = f"{n} {p['m']}x{p['n']}x{p['k']} {p['layouts']}"
+    if p["layouts"] != "tt": fails.append(f"{tag}: not layout tt")
+    ok = r["status"] == "ok" and r["disposition"] == "passed"
+    if n == "cublaslt" or (n == "zoo_ldb_as_k" and p["k"] == p["n"]):
+        seen += 1
+        if not ok: fails.append(f"{tag}: want passed, got {r['status']}/{r['disposition']} {r['rule']} {r['reason']}")
+    elif n == "zoo_ldb_as_k":
+        seen += 1
+        v = r["validation"]
+        if not (r["status"] == "ok" and r["disposition"] == "incorrect" and r["rule"] == "elementwise"
+                and v["n_bad"] > p["m"] * p["n"] // 2 and v["n_nonfinite"] == 0):
+            fails.append(f"{tag}: want incorrect by the elementwise rule, got {r['status']}/{r['disposition']} "
+                         f"{r['rule']} {r['reason']}")
+    print(f"{tag}: {r['status']}/{r['disposition']} {r['rule']}")
+if seen != 6: fails.append(f"{seen} results of zoo_ldb_as_k and cublaslt, want 6")
+for f in fails: print("FAIL zoo-4.2:", f)
+sys.exit(1 if fails else 0)
+PYEOF
+[ $? = 0 ] && ok zoo-4.2 || bad zoo-4.2 "see above"
 finish

@@ -34,9 +34,9 @@ static void help(void)
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
            "                        [--explain] [--table FILE]\n"
            "\n"
-           "For each shape, predict the time of every point of a tiled family (tile, stages,\n"
-           "schedule, cluster, raster and tail, read from each variant's parameters) with a model\n"
-           "of the GPU, time only the points that can still win, refit the model's constants on\n"
+           "For each shape (layout tn), predict the time of every point of a tiled family (tile,\n"
+           "stages, schedule, cluster, raster and tail, read from each variant's parameters) with a\n"
+           "model of the GPU, time only the points that can still win, refit the model's constants on\n"
            "what was timed, and stop when no untimed point's prediction, less the model's own\n"
            "measured error, beats the best time (docs/search.md).\n"
            "\n"
@@ -214,7 +214,20 @@ static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n
     return rc;
 }
 
-/* the points of `family` among the libraries of vpaths (probed by a worker, as list does) */
+/* 1 when a variant's parameters name a layout other than tn (the layout every search sweeps
+ * and replays): a family that exports one variant per layout (wgmma, issue 31) is searched
+ * among its tn points */
+static int other_layout(const char *params_json)
+{
+    cJSON *o = params_json ? cJSON_Parse(params_json) : NULL;
+    const cJSON *l = o ? cJSON_GetObjectItemCaseSensitive(o, "layout") : NULL;
+    int other = cJSON_IsString(l) && strcmp(l->valuestring, "tn") != 0;
+    cJSON_Delete(o);
+    return other;
+}
+
+/* the points of `family` among the libraries of vpaths (probed by a worker, as list does),
+ * in layout tn */
 static int load_points(const tb_paths *paths, char **vpaths, size_t nv, const char *family,
                        replay *rp, char *msg, size_t len)
 {
@@ -227,7 +240,8 @@ static int load_points(const tb_paths *paths, char **vpaths, size_t nv, const ch
     for (size_t i = 0; rc == TB_OK && i < cat.n; i++) {
         tb_knobs k;
         char m2[TB_MSG_LEN];
-        if (strcmp(cat.v[i].family, family) || tb_knobs_parse(cat.v[i].params_json, &k, m2, sizeof m2) != TB_OK)
+        if (strcmp(cat.v[i].family, family) || other_layout(cat.v[i].params_json) ||
+            tb_knobs_parse(cat.v[i].params_json, &k, m2, sizeof m2) != TB_OK)
             continue;
         if (add_point(rp, cat.v[i].name, &k) < 0) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
     }

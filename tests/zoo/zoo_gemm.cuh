@@ -38,8 +38,9 @@ enum zoo_flaw {
     ZOO_ROW_UNWRITTEN,  /* row m/2 of every batch is never stored */
     ZOO_OOB_ROW,        /* also stores one line past the last batch's D (see the kernel) */
     ZOO_SLOW,           /* also recomputes the first slow_k products of every element */
-    ZOO_SKIP_ON_FLAG    /* computes nothing when the device int at `wild` is >= 0 (a cached
+    ZOO_SKIP_ON_FLAG,   /* computes nothing when the device int at `wild` is >= 0 (a cached
                            answer is there: zoo_content_cache) */
+    ZOO_LDB_AS_K        /* reads a row-major B (layouts nt, tt) with pitch k instead of ldb */
 };
 
 /* Inside the first page, which is mapped neither on the host (mmap_min_addr) nor on the
@@ -57,6 +58,18 @@ static const tb_param zoo_plain_params[] = { TB_PARAM_STR("naming", "plain"), TB
 __device__ __forceinline__ int64_t zoo_at(int layout, int64_t i, int64_t j, int64_t ld)
 {
     return layout == TB_LAYOUT_ROW ? i * ld + j : j * ld + i;
+}
+
+/* Where B(kk, j) is read. ZOO_LDB_AS_K takes the pitch of a row-major B (k x n, n contiguous)
+ * to be k, as a kernel written for the column-major B of tn (k contiguous, ldb = k unpadded)
+ * would: right exactly when k == ldb (a square shape, no padding). The offset is wrapped into
+ * B's extent, so that it never reads outside B (which takes a wrap only when k > ldb). */
+template <int Flaw>
+__device__ __forceinline__ int64_t zoo_b_at(const tb_gemm &g, int64_t kk, int64_t j)
+{
+    if (Flaw == ZOO_LDB_AS_K && g.b_layout == TB_LAYOUT_ROW)
+        return (kk * g.k + j) % ((g.k - 1) * g.ldb + g.n);
+    return zoo_at(g.b_layout, kk, j, g.ldb);
 }
 
 template <int Flaw>
@@ -86,13 +99,13 @@ __global__ void zoo_gemm_kernel(tb_gemm g, const __nv_bfloat16 *A, const __nv_bf
 #pragma unroll 1
                     for (int64_t kk = 0; kk < slow_k; kk++)
                         spare += __bfloat162float(a[zoo_at(g.a_layout, i, kk, g.lda)]) *
-                                 __bfloat162float(bm[zoo_at(g.b_layout, kk, j, g.ldb)]);
+                                 __bfloat162float(bm[zoo_b_at<Flaw>(g, kk, j)]);
                     acc = zero * spare;
                 }
                 /* ZOO_SKIP_LAST_K drops the last, partial 32-wide K tile (all of K when K < 32) */
                 for (int64_t kk = 0; kk < (Flaw == ZOO_SKIP_LAST_K ? g.k / 32 * 32 : g.k); kk++)
                     acc += __bfloat162float(a[zoo_at(g.a_layout, i, kk, g.lda)]) *
-                           __bfloat162float(bm[zoo_at(g.b_layout, kk, j, g.ldb)]);
+                           __bfloat162float(bm[zoo_b_at<Flaw>(g, kk, j)]);
                 float d = (float)g.alpha * acc;
                 if (Flaw != ZOO_IGNORE_BETA && g.beta != 0.0)
                     d += (float)g.beta *

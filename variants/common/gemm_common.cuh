@@ -1,8 +1,9 @@
 /* gemm_common.cuh - small helpers shared by the GEMM variant families.
  *
  * Owns: the checks every BF16 GEMM variant makes in supports() (operation, data types,
- * shape), the one-line reason writer, element addressing for the two layouts, and the
- * query boilerplate that names a parametric variant on first use. It leaves kernels,
+ * shape; the layout, for the families that read one layout per variant), the one-line reason
+ * writer, element addressing for the two layouts, and the query boilerplate that names a
+ * parametric variant on first use. It leaves kernels,
  * tiling and launch policy to each family. Includes only the public ABI header and CUDA
  * headers; everything is static or inline, so each variant library gets its own copy and
  * exports nothing from here.
@@ -65,18 +66,29 @@ static inline int bf16_gemm_ok(const tb_problem *p, char *why, size_t len)
     return 1;
 }
 
-/* bf16_gemm_ok and the layout the Hopper families read (wgmma, wgmma_auto, skinny): "tn", A
- * row-major, B column-major, D (and C when beta != 0) row-major, batch 1. */
-static inline int bf16_gemm_tn_ok(const tb_problem *p, char *why, size_t len)
+/* bf16_gemm_ok and one layout of A and B (BLAS letters, A then B: A ROW is "t", COL "n"; B
+ * COL is "n", ROW "t"), D (and C when beta != 0) row-major, batch 1: what the Hopper families
+ * read (wgmma: each variant its own layout; wgmma_auto and skinny: tn). */
+static inline int bf16_gemm_layout_ok(const tb_problem *p, tb_layout a, tb_layout b, char *why,
+                                      size_t len)
 {
     if (!bf16_gemm_ok(p, why, len)) return 0;
     const tb_gemm *g = &p->gemm;
-    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW)
-        return no(why, len, "needs layout tn: a row-major, b column-major, d row-major");
+    if (g->a_layout != a || g->b_layout != b || g->d_layout != TB_LAYOUT_ROW)
+        return no(why, len, "needs layout %c%c: a %s, b %s, d row-major",
+                  a == TB_LAYOUT_ROW ? 't' : 'n', b == TB_LAYOUT_COL ? 'n' : 't',
+                  a == TB_LAYOUT_ROW ? "row-major" : "column-major",
+                  b == TB_LAYOUT_ROW ? "row-major" : "column-major");
     if (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW)
         return no(why, len, "c must be row-major");
     if (g->batch != 1) return no(why, len, "batch 1 only");
     return 1;
+}
+
+/* bf16_gemm_layout_ok for "tn": A row-major, B column-major (both K-major). */
+static inline int bf16_gemm_tn_ok(const tb_problem *p, char *why, size_t len)
+{
+    return bf16_gemm_layout_ok(p, TB_LAYOUT_ROW, TB_LAYOUT_COL, why, len);
 }
 
 /* m * n * k as a double (exact up to 2^53), for the size limits of the slow baselines. */

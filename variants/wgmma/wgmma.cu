@@ -1,8 +1,19 @@
 /* wgmma.cu - wgmma: the Hopper GEMM family (sm_90a), one templated source for the whole grid.
  *
- * D = alpha * A * B + beta * C, BF16 in, FP32 accumulation, BF16 out, layout "tn": A is
- * m x k row-major (k contiguous, lda), B is stored n x k (k contiguous, ldb), C and D are
- * row-major (ldc, ldd). Batch 1 only.
+ * D = alpha * A * B + beta * C, BF16 in, FP32 accumulation, BF16 out, batch 1, C and D
+ * row-major (ldc, ldd), A and B in either major order, read in place (no copy): one library
+ * per grid point exports four variants, one per layout (BLAS letters, A then B):
+ *   tn  A m x k row-major (k contiguous, lda >= k), B k x n column-major (k contiguous, ldb >= k)
+ *   nn  A m x k column-major (m contiguous, lda >= m), B column-major as in tn
+ *   nt  A column-major as in nn, B k x n row-major (n contiguous, ldb >= n)
+ *   tt  A row-major as in tn, B row-major as in nt
+ * A K-major operand (A in t, B in n) is loaded and read as it always was. An MN-major one (A
+ * in n, B in t) is loaded by TMA in its own order, a box of 64 MN elements (128 bytes, the
+ * 128-byte swizzle's row) by 64 k-rows per 64-wide MN block, the blocks 8 KB apart, and
+ * wgmma reads it with imm-trans = 1 and a descriptor whose LBO is 8192 (from one 64-wide MN
+ * block to the next) and SBO 1024 (from one group of 8 k-rows to the next); a k16 step moves
+ * the start address by 16 rows = 2048 bytes (docs/wgmma-notes.md, "MN-major operands").
+ * The kernel and the host functions are templates on the two majors (AMN, BMN).
  *
  * One CTA = three warpgroups (384 threads) and a persistent loop over output tiles:
  *  - warpgroup 0, the producer, gives registers back (setmaxnreg.dec to 40) and one thread
@@ -38,8 +49,9 @@
  *    setup() writes the order to a device table of num_ctiles entries, one load per tile.
  *
  * Edges: TMA loads fill out-of-bounds rows and k-columns with zeros (so any m, n, k works),
- * TMA stores clip. What TMA cannot describe, a row pitch that is not a multiple of 16 bytes
- * (lda, ldb or ldd not a multiple of 8), is refused in supports().
+ * TMA stores clip. What TMA cannot describe, a pitch that is not a multiple of 16 bytes (lda,
+ * ldb or ldd not a multiple of 8, whichever dimension it is the pitch of), is refused in
+ * supports().
  *
  * Host side: setup() finds cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion
  * (no libcuda link), sets the kernel's shared memory and sizes the persistent grid. The
@@ -50,8 +62,15 @@
  * CMake defines, one library per grid point (see CMakeLists.txt): TB_TILE_M, TB_TILE_N,
  * TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
  * TB_RASTER_N (0 raster m, 1 raster n, 2 Hilbert order), TB_SWIZZLE, TB_EPI_CONFLICT (0, or 1 for the control),
- * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster). With TB_AUTO_ENTRY=fn the
- * file exports no query: fn() returns the point's variant to wgmma_auto's dispatcher (auto.cu).
+ * TB_STREAMK (0, or 1: a stream-K tail; cooperative, no cluster). The library's query returns
+ * the point's variants in the order tn, nn, nt, tt (indices 0-3). CMake builds a point from two
+ * translation units of this file, TB_WGMMA_PART=1 (the tn kernel and the query) and 2 (the nn,
+ * nt and tt kernels), so that the tn kernel is compiled alone, to the same SASS as before the
+ * other layouts existed (in one module with them the compiler's choices for it moved in one
+ * point), and the parts compile in parallel; TB_WGMMA_PART=0 (the default, a build by hand)
+ * puts all four in one. With TB_AUTO_ENTRY=fn the file exports no query:
+ * fn() returns the point's tn variant to wgmma_auto's dispatcher (auto.cu), and only the tn
+ * kernel is instantiated.
  *
  * Stream-K tail (TB_STREAMK): when the tiles do not fill whole waves of the persistent grid
  * (G CTAs, T tiles, T > G, T % G != 0), the first (T/G - 1) * G tiles stay data-parallel and
@@ -88,6 +107,11 @@
 #endif
 #ifndef TB_EPI_CONFLICT
 #define TB_EPI_CONFLICT 0
+#endif
+/* Which of the point's kernels this translation unit holds (see the top of the file): 0 all
+ * four and the query; 1 tn and the query; 2 nn, nt and tt. */
+#ifndef TB_WGMMA_PART
+#define TB_WGMMA_PART 0
 #endif
 #ifndef TB_STREAMK
 #define TB_STREAMK 0
@@ -159,10 +183,47 @@ struct config {
 using cfg = config<TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG,
                    TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT, TB_STREAMK>;
 
+/* One operand (A: TILE = TILE_M, shared by the CN CTAs of a 1x2 cluster; B: TILE = TILE_N,
+ * shared by the CM CTAs of a 2x1 cluster) in its major order. Either way a stage holds TILE x
+ * 64 BF16 in 128-byte swizzled rows, TILE * 128 bytes:
+ *  - K-major (MN = false): row r (MN index r, its 64 k) at r * 128; one TMA box of 64 k x TILE
+ *    rows, or of 64 k x TILE / SHARE rows from each CTA of a cluster sharing the operand.
+ *  - MN-major (MN = true): TILE / 64 blocks of 64 MN elements, block b at b * 8192, k-row r of
+ *    a block (its 64 MN elements, 128 bytes) at r * 128 in it; one TMA box of 64 MN x 64 k per
+ *    block. A CTA sharing the operand loads BLOCKS / SHARE whole blocks, or, when the blocks do
+ *    not divide (64-wide tile, two CTAs), 64 / SHARE k-rows of every block (SPLIT_K). */
+template <bool MN, int TILE, int SHARE>
+struct operand {
+    static constexpr int BLOCKS = TILE / 64;            /* MN-major: 64-wide MN blocks */
+    static constexpr int BLOCK_BYTES = 64 * cfg::ROW_BYTES;   /* 8192: one block of a stage */
+    static constexpr bool SPLIT_K = MN && SHARE > 1 && BLOCKS % SHARE != 0;
+    static constexpr int LOAD_ROWS = TILE / SHARE;      /* K-major: rows each CTA loads */
+    static constexpr int LOAD_BLOCKS = SPLIT_K ? BLOCKS : BLOCKS / SHARE;   /* MN-major */
+    static constexpr int BOX_OUTER = MN ? (SPLIT_K ? cfg::BK / SHARE : cfg::BK) : LOAD_ROWS;
+    /* descriptor: leading byte offset >> 4 (K-major swizzled: unused, 1; MN-major: from one
+     * 64-wide MN block to the next) and the bytes one k16 step moves the start address (K-major:
+     * 16 elements along the row; MN-major: 16 k-rows) */
+    static constexpr uint32_t LBO = MN ? (uint32_t)BLOCK_BYTES >> 4 : 1u;
+    static constexpr int KSTEP = MN ? 16 * cfg::ROW_BYTES : 16 * 2;
+    static_assert(!MN || (TILE % 64 == 0 && LOAD_BLOCKS * (SPLIT_K ? 1 : SHARE) == BLOCKS),
+                  "an MN-major tile is made of 64-wide blocks, each loaded once");
+    static_assert(BOX_OUTER % 8 == 0 && BOX_OUTER <= 256, "TMA boxes of 8..256 whole swizzle rows");
+};
+
+template <bool AMN> using opA = operand<AMN, cfg::TILE_M, cfg::CN>;
+template <bool BMN> using opB = operand<BMN, cfg::TILE_N, cfg::CM>;
+
+/* The layout's name and index: A's letter then B's (BLAS: t = A row-major / B column-major is
+ * K-major, n = A column-major, t = B row-major is MN-major); the query's order tn, nn, nt, tt. */
+template <bool AMN, bool BMN>
+constexpr const char *layout_name() { return AMN ? (BMN ? "nt" : "nn") : (BMN ? "tt" : "tn"); }
+template <bool AMN, bool BMN>
+constexpr int layout_index() { return AMN ? (BMN ? 2 : 1) : (BMN ? 3 : 0); }
+
 /* The kernel's one parameter, passed as __grid_constant__ so the tensor maps stay in
  * parameter space, where TMA reads them. */
 struct kparams {                    /* 64-byte aligned through CUtensorMap */
-    CUtensorMap a, b, d;            /* A (k x m boxes), B (k x n), D (n x m) */
+    CUtensorMap a, b, d;            /* A, B (K-major: k x rows boxes; MN-major: 64 x k), D (n x m) */
     const __nv_bfloat16 *c;         /* NULL when beta == 0 */
     int64_t ldc;
     float alpha, beta;
@@ -344,18 +405,21 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
                  :: "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 
-/* wgmma shared-memory matrix descriptor of a K-major tile stored as the TMA writes it with
- * the 128-byte swizzle: rows of 128 bytes, 8-row (1024-byte) swizzle atoms one after the
- * other. Low word: start address >> 4 in bits 0-13, leading byte offset (unused for swizzled
- * K-major; 1) in bits 16-29. High word (DESC_HI): stride byte offset 1024 >> 4 (from one
- * 8-row group to the next) in bits 32-45, layout type 1 (128-byte swizzle) in bits 62-63.
- * Kept as 32-bit words so that stepping through slots and k16 steps (+32 bytes of start
- * address, +2 in the low word) is plain 32-bit adds; the high word is a constant. */
+/* wgmma shared-memory matrix descriptor of a tile stored as the TMA writes it with the
+ * 128-byte swizzle: rows of 128 bytes, 8-row (1024-byte) swizzle atoms one after the other.
+ * Low word: start address >> 4 in bits 0-13, leading byte offset >> 4 in bits 16-29 (LBO:
+ * K-major swizzled, unused, 1; MN-major, 8192 >> 4, the distance between 64-wide MN blocks:
+ * see operand). High word (DESC_HI, the same for both): stride byte offset 1024 >> 4 in bits
+ * 32-45 (from one 8-row group to the next: 8 MN rows for K-major, 8 k-rows for MN-major),
+ * layout type 1 (128-byte swizzle) in bits 62-63. Kept as 32-bit words so that stepping
+ * through slots and k16 steps (K-major +32 bytes of start address, +2 in the low word;
+ * MN-major +2048, +128) is plain 32-bit adds; the high word is a constant. */
 constexpr uint32_t DESC_HI = (1024u >> 4) | (1u << 30);
 
+template <uint32_t LBO>
 __device__ __forceinline__ uint32_t desc_lo(uint32_t addr)
 {
-    return ((addr & 0x3FFFFu) >> 4) | (1u << 16);
+    return ((addr & 0x3FFFFu) >> 4) | (LBO << 16);
 }
 
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
@@ -368,7 +432,9 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
 
 /* D[64 x 256] (+)= A[64 x 16] * B[16 x 256], both operands from shared memory; da and db are
  * the low words of the descriptors (see desc_lo()), the high word is DESC_HI; 128 f32
- * accumulators per thread; scale_d = 0 overwrites D. */
+ * accumulators per thread; scale_d = 0 overwrites D. TA, TB: the instruction's imm-trans-a,
+ * imm-trans-b (0: K-major, 1: MN-major; BF16 allows both). */
+template <int TA, int TB>
 [[maybe_unused]] __device__ __forceinline__ void wgmma_n256(float (&d)[128], uint32_t da, uint32_t db, int scale_d)
 {
     asm volatile(
@@ -385,7 +451,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, da, db, p, 1, 1, 0, 0;\n}\n"
+        "}, da, db, p, 1, 1, %132, %133;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -402,12 +468,13 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI));
+        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI), "n"(TA), "n"(TB));
 }
 
 /* D[64 x 128] (+)= A[64 x 16] * B[16 x 128], both operands from shared memory; da and db are
  * the low words of the descriptors (see desc_lo()), the high word is DESC_HI; 64 f32
- * accumulators per thread; scale_d = 0 overwrites D. */
+ * accumulators per thread; scale_d = 0 overwrites D; TA, TB as for wgmma_n256. */
+template <int TA, int TB>
 [[maybe_unused]] __device__ __forceinline__ void wgmma_n128(float (&d)[64], uint32_t da, uint32_t db, int scale_d)
 {
     asm volatile(
@@ -420,7 +487,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, da, db, p, 1, 1, 0, 0;\n}\n"
+        "}, da, db, p, 1, 1, %68, %69;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -429,7 +496,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI));
+        : "r"(da), "r"(db), "r"(scale_d), "n"(DESC_HI), "n"(TA), "n"(TB));
 }
 
 /* ---- the kernel ------------------------------------------------------------------------- */
@@ -535,12 +602,41 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
     }
 }
 
-/* One k16 step of one m64 block: the accumulator count picks the instruction's n. */
-template <int N>
+/* One k16 step of one m64 block: the accumulator count picks the instruction's n, the
+ * operands' majors its transpose flags. */
+template <bool AMN, bool BMN, int N>
 __device__ __forceinline__ void mma_k16(float (&acc)[N], uint32_t da, uint32_t db, int scale_d)
 {
-    if constexpr (N == 128) wgmma_n256(acc, da, db, scale_d);
-    else wgmma_n128(acc, da, db, scale_d);
+    if constexpr (N == 128) wgmma_n256<AMN ? 1 : 0, BMN ? 1 : 0>(acc, da, db, scale_d);
+    else wgmma_n128<AMN ? 1 : 0, BMN ? 1 : 0>(acc, da, db, scale_d);
+}
+
+/* The producer's loads of an MN-major operand's k-block kb into the stage at dst (see
+ * operand): every 64-wide block of the tile, or, when SHARE CTAs share it, this CTA's part
+ * (rank) multicast to all of them. (A K-major operand's one box is loaded in the kernel.) */
+template <int TILE, int SHARE>
+__device__ __forceinline__ void load_mn(uint32_t dst, const CUtensorMap *map, uint32_t fb, int kb,
+                                        int mn0, int rank)
+{
+    using op = operand<true, TILE, SHARE>;
+    constexpr uint16_t mask = (uint16_t)((1u << cfg::CSIZE) - 1);
+    if constexpr (SHARE == 1) {
+        (void)rank;
+#pragma unroll
+        for (int b = 0; b < op::BLOCKS; b++)
+            tma_load(dst + b * op::BLOCK_BYTES, map, fb, mn0 + b * 64, kb * cfg::BK);
+    } else if constexpr (!op::SPLIT_K) {
+#pragma unroll
+        for (int i = 0; i < op::LOAD_BLOCKS; i++) {
+            const int b = rank * op::LOAD_BLOCKS + i;
+            tma_load_multicast(dst + b * op::BLOCK_BYTES, map, fb, mn0 + b * 64, kb * cfg::BK, mask);
+        }
+    } else {
+#pragma unroll
+        for (int b = 0; b < op::BLOCKS; b++)
+            tma_load_multicast(dst + b * op::BLOCK_BYTES + rank * op::BOX_OUTER * cfg::ROW_BYTES, map,
+                               fb, mn0 + b * 64, kb * cfg::BK + rank * op::BOX_OUTER, mask);
+    }
 }
 
 /* This CTA's next unit of work: whole data-parallel tiles (t, stride ncl) while below
@@ -577,8 +673,12 @@ __device__ __forceinline__ void st_release(int *p, int v)
     asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
+/* AMN, BMN: A, B MN-major (A column-major, B row-major) rather than K-major. */
+template <bool AMN, bool BMN>
 __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_constant__ kparams p)
 {
+    using A = opA<AMN>;
+    using B = opB<BMN>;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sA = base;
@@ -622,18 +722,26 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
                     mbar_expect_tx(fb, cfg::STAGE_BYTES);
                     const uint32_t a_dst = sA + slot * cfg::STAGE_A;
                     const uint32_t b_dst = sB + slot * cfg::STAGE_B;
-                    if (cfg::CN > 1)
-                        tma_load_multicast(a_dst + rank_n * cfg::A_LOAD_ROWS * cfg::ROW_BYTES, &p.a,
-                                           fb, kb * cfg::BK, m0 + rank_n * cfg::A_LOAD_ROWS,
-                                           (uint16_t)((1u << cfg::CSIZE) - 1));
-                    else
-                        tma_load(a_dst, &p.a, fb, kb * cfg::BK, m0);
-                    if (cfg::CM > 1)
-                        tma_load_multicast(b_dst + rank_m * cfg::B_LOAD_ROWS * cfg::ROW_BYTES, &p.b,
-                                           fb, kb * cfg::BK, n0 + rank_m * cfg::B_LOAD_ROWS,
-                                           (uint16_t)((1u << cfg::CSIZE) - 1));
-                    else
-                        tma_load(b_dst, &p.b, fb, kb * cfg::BK, n0);
+                    if constexpr (!AMN) {
+                        if (cfg::CN > 1)
+                            tma_load_multicast(a_dst + rank_n * cfg::A_LOAD_ROWS * cfg::ROW_BYTES, &p.a,
+                                               fb, kb * cfg::BK, m0 + rank_n * cfg::A_LOAD_ROWS,
+                                               (uint16_t)((1u << cfg::CSIZE) - 1));
+                        else
+                            tma_load(a_dst, &p.a, fb, kb * cfg::BK, m0);
+                    } else {
+                        load_mn<cfg::TILE_M, cfg::CN>(a_dst, &p.a, fb, kb, m0, rank_n);
+                    }
+                    if constexpr (!BMN) {
+                        if (cfg::CM > 1)
+                            tma_load_multicast(b_dst + rank_m * cfg::B_LOAD_ROWS * cfg::ROW_BYTES, &p.b,
+                                               fb, kb * cfg::BK, n0 + rank_m * cfg::B_LOAD_ROWS,
+                                               (uint16_t)((1u << cfg::CSIZE) - 1));
+                        else
+                            tma_load(b_dst, &p.b, fb, kb * cfg::BK, n0);
+                    } else {
+                        load_mn<cfg::TILE_N, cfg::CM>(b_dst, &p.b, fb, kb, n0, rank_m);
+                    }
                     if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
                 }
             }
@@ -642,8 +750,10 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
         /* ---- consumers ---- */
         setmaxnreg_inc<cfg::CONSUMER_REGS>();
         const int cw = wg - 1;
-        const uint32_t da0 = desc_lo(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
-        const uint32_t db0 = desc_lo(sB);
+        /* consumer cw's rows start WG_M * 128 bytes in: WG_M rows of 128 bytes (K-major) or
+         * WG_M / 64 blocks of 8192 (MN-major), the same offset; so is m64 block mi's below */
+        const uint32_t da0 = desc_lo<A::LBO>(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
+        const uint32_t db0 = desc_lo<B::LBO>(sB);
         const uint32_t ebuf = sE + cw * cfg::EPI_BUFS * cfg::EPI_BUF;
         float acc[cfg::MI][cfg::ACC];
 #pragma unroll
@@ -685,8 +795,8 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
                 for (int kk = 0; kk < 4; kk++) {
 #pragma unroll
                     for (int mi = 0; mi < cfg::MI; mi++) {
-                        mma_k16(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * 32) >> 4),
-                                db + (uint32_t)((kk * 32) >> 4), (kb != kb0) || kk != 0);
+                        mma_k16<AMN, BMN>(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * A::KSTEP) >> 4),
+                                          db + (uint32_t)((kk * B::KSTEP) >> 4), (kb != kb0) || kk != 0);
                     }
                 }
                 wgmma_commit();
@@ -843,13 +953,24 @@ int hilbert_table(int cm, int cn, uint32_t **out, char *msg, size_t len)
     return 0;
 }
 
+/* The layout's own problems only: A and B in this variant's majors, C (beta != 0) and D
+ * row-major, batch 1; every pitch (lda: A's row or column, ldb: B's column or row, ldd: D's
+ * row) a multiple of 16 bytes. */
+template <bool AMN, bool BMN>
 int wg_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
+    if (!tbv::bf16_gemm_layout_ok(p, AMN ? TB_LAYOUT_COL : TB_LAYOUT_ROW,
+                                  BMN ? TB_LAYOUT_ROW : TB_LAYOUT_COL, why, len))
+        return 0;
     const tb_gemm *g = &p->gemm;
-    if (g->lda % 8 != 0 || g->ldb % 8 != 0)
-        return tbv::no(why, len, "row pitch of a or b not a multiple of 16 bytes (lda, ldb must "
-                                 "be multiples of 8): TMA cannot describe it");
+    if (g->lda % 8 != 0)
+        return tbv::no(why, len, "%s pitch of a not a multiple of 16 bytes (lda = %lld must be a "
+                       "multiple of 8): TMA cannot describe it", AMN ? "column" : "row",
+                       (long long)g->lda);
+    if (g->ldb % 8 != 0)
+        return tbv::no(why, len, "%s pitch of b not a multiple of 16 bytes (ldb = %lld must be a "
+                       "multiple of 8): TMA cannot describe it", BMN ? "row" : "column",
+                       (long long)g->ldb);
     if (g->ldd % 8 != 0)
         return tbv::no(why, len, "row pitch of d not a multiple of 16 bytes (ldd must be a "
                                  "multiple of 8): TMA cannot describe it");
@@ -926,13 +1047,14 @@ void wg_teardown(void *state)
     free(state);
 }
 
+template <bool AMN, bool BMN>
 int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, size_t len)
 {
     (void)stream;
     *state = NULL;
     const tb_gemm *g = &p->gemm;
     if (find_encode(msg, len)) return 1;
-    cudaError_t e = cudaFuncSetAttribute(wgmma_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    cudaError_t e = cudaFuncSetAttribute(wgmma_gemm<AMN, BMN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          cfg::SMEM);
     /* one CTA per SM: the smem and 384 threads see to it (sms: capped by TB_EXP_MAXCTAS) */
     const int sms = e == cudaSuccess ? max_ctas(&e) : 0;
@@ -954,7 +1076,7 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
         lc.dynamicSmemBytes = cfg::SMEM;
         lc.attrs = at;
         lc.numAttrs = 1;
-        e = cudaOccupancyMaxActiveClusters(&max_clusters, wgmma_gemm, &lc);
+        e = cudaOccupancyMaxActiveClusters(&max_clusters, wgmma_gemm<AMN, BMN>, &lc);
         if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS / cfg::CSIZE < max_clusters)
             max_clusters = TB_EXP_MAXCTAS / cfg::CSIZE;
         if (e != cudaSuccess || max_clusters < 1) {
@@ -994,9 +1116,12 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     return 0;
 }
 
+template <bool AMN, bool BMN>
 int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *workspace,
               size_t workspace_bytes, tb_stream stream)
 {
+    using A = opA<AMN>;
+    using B = opB<BMN>;
     wg_state *s = (wg_state *)state;
     if (!s || !g_encode) return (int)cudaErrorNotReady;
     if (s->p.sk_total) {
@@ -1011,11 +1136,17 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     }
     const tb_gemm *g = &p->gemm;
     if (io->in[0] != s->a || io->in[1] != s->b || io->out[0] != s->d) {
-        CUresult r = encode_2d(&s->p.a, io->in[0], s->k, s->m, s->lda, 64, cfg::A_LOAD_ROWS,
-                               CU_TENSOR_MAP_SWIZZLE_128B);
+        /* K-major: k inner, rows (m or n) outer; MN-major: m or n inner, k outer. Boxes of 64
+         * inner elements (128 bytes, the swizzle span) by BOX_OUTER (see operand). */
+        CUresult r = AMN ? encode_2d(&s->p.a, io->in[0], s->m, s->k, s->lda, 64, A::BOX_OUTER,
+                                     CU_TENSOR_MAP_SWIZZLE_128B)
+                         : encode_2d(&s->p.a, io->in[0], s->k, s->m, s->lda, 64, A::BOX_OUTER,
+                                     CU_TENSOR_MAP_SWIZZLE_128B);
         if (r == CUDA_SUCCESS)
-            r = encode_2d(&s->p.b, io->in[1], s->k, s->n, s->ldb, 64, cfg::B_LOAD_ROWS,
-                          CU_TENSOR_MAP_SWIZZLE_128B);
+            r = BMN ? encode_2d(&s->p.b, io->in[1], s->n, s->k, s->ldb, 64, B::BOX_OUTER,
+                                CU_TENSOR_MAP_SWIZZLE_128B)
+                    : encode_2d(&s->p.b, io->in[1], s->k, s->n, s->ldb, 64, B::BOX_OUTER,
+                                CU_TENSOR_MAP_SWIZZLE_128B);
         if (r == CUDA_SUCCESS)
             r = encode_2d(&s->p.d, io->out[0], s->n, s->m, s->ldd, 64, cfg::WG_M,
                           cfg::CONFLICT ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B);
@@ -1032,7 +1163,7 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     s->p.alpha = (float)g->alpha;
     s->p.beta = (float)g->beta;
     if (cfg::CSIZE == 1) {
-        wgmma_gemm<<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
+        wgmma_gemm<AMN, BMN><<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
         return tbv::last_launch_error();
     }
     cudaLaunchConfig_t lc = {};
@@ -1047,7 +1178,7 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     lc.stream = (cudaStream_t)stream;
     lc.attrs = at;
     lc.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&lc, wgmma_gemm, s->p);
+    const cudaError_t e = cudaLaunchKernelEx(&lc, wgmma_gemm<AMN, BMN>, s->p);
     return e != cudaSuccess ? (int)e : tbv::last_launch_error();
 }
 
@@ -1065,6 +1196,8 @@ int wg_describe(void *state, char *buf, size_t len)
     return 0;
 }
 
+/* Each layout's parameters and variant; the name is made from them on the first query. */
+template <bool AMN, bool BMN>
 const tb_param wg_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
     TB_PARAM_INT("tile_m", cfg::TILE_M),
@@ -1085,28 +1218,62 @@ const tb_param wg_params[] = {
 #ifdef TB_EXP_NAME
     TB_PARAM_STR("exp", TB_EXP_NAME),
 #endif
-    TB_PARAM_STR("layout", "tn"),
+    TB_PARAM_STR("layout", (layout_name<AMN, BMN>())),
     TB_PARAM_END
 };
 
-char wg_name[128];
+char wg_name[4][128];               /* by layout_index() */
 
+template <bool AMN, bool BMN>
 const tb_variant wg_variant = {
-    TB_VARIANT_ABI_VERSION, sizeof(tb_variant), wg_name, "wgmma", wg_params, TB_SASS,
-    wg_supports, wg_workspace_size, wg_launch, wg_setup, wg_teardown, wg_describe, NULL
+    TB_VARIANT_ABI_VERSION, sizeof(tb_variant), wg_name[layout_index<AMN, BMN>()], "wgmma",
+    wg_params<AMN, BMN>, TB_SASS, wg_supports<AMN, BMN>, wg_workspace_size, wg_launch<AMN, BMN>,
+    wg_setup<AMN, BMN>, wg_teardown, wg_describe, NULL
 };
+
+template <bool AMN, bool BMN>
+size_t name_variant()
+{
+    return tb_variant_make_name("wgmma", wg_params<AMN, BMN>, wg_name[layout_index<AMN, BMN>()],
+                                sizeof wg_name[0]);
+}
 
 } // namespace
 
-#ifdef TB_AUTO_ENTRY
+#if defined(TB_AUTO_ENTRY)
 /* Built into wgmma_auto (auto.cu, one translation unit per point of its table): this point's
- * variant, named, for the dispatcher; hidden like every symbol but the library's query. */
+ * tn variant, named, for the dispatcher; hidden like every symbol but the library's query. */
 const tb_variant *TB_AUTO_ENTRY(void)
 {
-    static const size_t named_ = tb_variant_make_name("wgmma", wg_params, wg_name, sizeof wg_name);
+    static const size_t named_ = name_variant<false, false>();
     (void)named_;
-    return &wg_variant;
+    return &wg_variant<false, false>;
 }
 #else
-TBV_SINGLE_VARIANT_QUERY(wg_variant, wg_name, "wgmma", wg_params)
+#if TB_WGMMA_PART != 1
+/* The MN-major layouts' variants, i = 0, 1, 2: nn, nt, tt (named on the first call; C++ makes
+ * the one-time initialisation thread-safe). Hidden: the query below calls it, from this
+ * translation unit (TB_WGMMA_PART 0) or from part 1's. */
+const tb_variant *tb_wgmma_mn_variant(uint32_t i)
+{
+    static const size_t named_ = name_variant<true, false>() + name_variant<true, true>() +
+                                 name_variant<false, true>();
+    (void)named_;
+    return i == 0 ? &wg_variant<true, false> : i == 1 ? &wg_variant<true, true>
+         : i == 2 ? &wg_variant<false, true> : NULL;
+}
+#endif
+#if TB_WGMMA_PART != 2
+#if TB_WGMMA_PART == 1
+const tb_variant *tb_wgmma_mn_variant(uint32_t i);   /* part 2's */
+#endif
+/* The point's four variants, index 0-3: tn, nn, nt, tt (layout_index()), NULL after. */
+extern "C" TB_EXPORT const tb_variant *tilebench_variant_query(uint32_t host_abi, uint32_t index)
+{
+    (void)host_abi;
+    static const size_t named_ = name_variant<false, false>();
+    (void)named_;
+    return index == 0 ? &wg_variant<false, false> : index < 4 ? tb_wgmma_mn_variant(index - 1) : NULL;
+}
+#endif
 #endif

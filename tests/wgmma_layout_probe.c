@@ -1,0 +1,213 @@
+/* wgmma_layout_probe.c - a quick look at the wgmma family's layouts (issue 31), outside the
+ * harness: loads wgmma point libraries with dlopen, and for each of a library's four variants
+ * (tn, nn, nt, tt) and each shape builds the problem in the variant's own layout (as tilebench
+ * sweep does: A row-major lda = k or column-major lda = m, B column-major ldb = k or row-major
+ * ldb = n, D row-major ldd = n), fills A and B with small integers (exact in BF16 and in FP32
+ * sums), runs setup/launch/teardown on its own buffers and compares D with a CPU product in
+ * double. A failure prints where: the first wrong element and, over D's first 128 x 128, a map
+ * of 16 x 16 blocks ('.' right, '#' any element wrong), which tells a k-group, an MN-block or a
+ * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape.
+ *   wgmma_layout_probe [--shapes MxNxK,...] LIB.so...
+ * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
+#define _GNU_SOURCE
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tilebench/variant.h"
+
+static uint16_t to_bf16(float f)   /* exact for the small integers used here */
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static int small_int(void)   /* -3 .. 3 */
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (int)(rng % 7) - 3;
+}
+
+/* One variant on one shape; 0 right, 1 wrong or failed. */
+static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double alpha, double beta)
+{
+    const tb_param *lp = tb_param_find(v->params, "layout");
+    const char *lay = lp && lp->s ? lp->s : "tn";
+    tb_problem p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    p.op = TB_OP_GEMM;
+    tb_gemm *g = &p.gemm;
+    g->m = m; g->n = n; g->k = k; g->batch = 1;
+    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
+    g->acc_type = TB_DTYPE_F32;
+    g->a_layout = lay[0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+    g->b_layout = lay[1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
+    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
+    g->lda = g->a_layout == TB_LAYOUT_ROW ? k : m;
+    g->ldb = g->b_layout == TB_LAYOUT_COL ? k : n;
+    g->ldc = g->ldd = n;
+    g->stride_a = m * k; g->stride_b = k * n; g->stride_c = g->stride_d = m * n;
+    g->alpha = alpha; g->beta = beta;
+    printf("%-64s %-2s %5lldx%5lldx%5lld beta %4.2f: ", v->name, lay, (long long)m, (long long)n,
+           (long long)k, beta);
+    char why[256] = "";
+    if (v->supports && !v->supports(&p, why, sizeof why)) {
+        printf("not supported: %s\n", why);
+        return 1;
+    }
+    const size_t na = (size_t)(m * k), nb = (size_t)(k * n), nd = (size_t)(m * n);
+    uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hc = malloc(nd * 2), *hd = malloc(nd * 2);
+    double *ref = malloc(nd * sizeof *ref);
+    float *af = malloc(na * sizeof *af), *bf = malloc(nb * sizeof *bf);
+    if (!ha || !hb || !hc || !hd || !ref || !af || !bf) { printf("out of memory\n"); exit(1); }
+    /* logical A(i, kk) and B(kk, j), stored in the layout's order */
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t kk = 0; kk < k; kk++) {
+            const float x = (float)small_int();
+            af[i * k + kk] = x;
+            ha[g->a_layout == TB_LAYOUT_ROW ? i * g->lda + kk : kk * g->lda + i] = to_bf16(x);
+        }
+    for (int64_t kk = 0; kk < k; kk++)
+        for (int64_t j = 0; j < n; j++) {
+            const float x = (float)small_int();
+            bf[kk * n + j] = x;
+            hb[g->b_layout == TB_LAYOUT_COL ? j * g->ldb + kk : kk * g->ldb + j] = to_bf16(x);
+        }
+    for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)small_int());
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t kk = 0; kk < k; kk++) s += (double)af[i * k + kk] * bf[kk * n + j];
+            ref[i * n + j] = alpha * s + beta * from_bf16(hc[i * n + j]);
+        }
+    void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *ws = NULL, *state = NULL;
+    const size_t wsb = v->workspace_size ? v->workspace_size(&p) : 0;
+    cudaStream_t st = NULL;
+    int bad = 1;
+    char msg[512] = "";
+    if (cudaMalloc(&da, na * 2) || cudaMalloc(&db, nb * 2) || cudaMalloc(&dc, nd * 2) ||
+        cudaMalloc(&dd, nd * 2) || (wsb && cudaMalloc(&ws, wsb)) || cudaStreamCreate(&st) ||
+        cudaMemcpy(da, ha, na * 2, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(db, hb, nb * 2, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(dc, hc, nd * 2, cudaMemcpyHostToDevice) || cudaMemset(dd, 0xff, nd * 2)) {
+        printf("CUDA set-up failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+        goto out;
+    }
+    if (v->setup && v->setup(&p, (tb_stream)st, &state, msg, sizeof msg)) {
+        printf("setup failed: %s\n", msg);
+        goto out;
+    }
+    tb_buffers io;
+    memset(&io, 0, sizeof io);
+    io.struct_size = sizeof io;
+    io.in[0] = da; io.in[1] = db; io.in[2] = beta != 0.0 ? dc : NULL; io.out[0] = dd;
+    int rc = v->launch(state, &p, &io, ws, wsb, (tb_stream)st);
+    cudaError_t e = cudaStreamSynchronize(st);
+    if (rc || e != cudaSuccess) {
+        printf("launch returned %d, then %s\n", rc, cudaGetErrorString(e));
+        if (v->teardown) v->teardown(state);
+        goto out;
+    }
+    char desc[512] = "";
+    if (v->describe) v->describe(state, desc, sizeof desc);
+    if (v->teardown) v->teardown(state);
+    cudaMemcpy(hd, dd, nd * 2, cudaMemcpyDeviceToHost);
+    size_t nbad = 0, first = (size_t)-1;
+    double maxerr = 0;
+    for (size_t x = 0; x < nd; x++) {
+        const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
+        const int wrong = !(err <= fabs(ref[x]) * 0x1p-7 + 1e-6);   /* NaN counts as wrong */
+        if (wrong && first == (size_t)-1) first = x;
+        nbad += wrong;
+        if (err > maxerr || got != got) maxerr = got != got ? INFINITY : err;
+    }
+    bad = nbad != 0;
+    printf("%s: %zu of %zu wrong, max abs err %g  (%s)\n", bad ? "WRONG" : "right", nbad, nd, maxerr, desc);
+    if (bad) {
+        printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)n, first % (size_t)n,
+               from_bf16(hd[first]), ref[first]);
+        printf("    D's first 128 x 128 by 16 x 16 blocks (rows down, columns across):\n");
+        for (int64_t bi = 0; bi < 8 && bi * 16 < m; bi++) {
+            printf("      ");
+            for (int64_t bj = 0; bj < 8 && bj * 16 < n; bj++) {
+                int any = 0;
+                for (int64_t i = bi * 16; i < bi * 16 + 16 && i < m; i++)
+                    for (int64_t j = bj * 16; j < bj * 16 + 16 && j < n; j++) {
+                        const double got = from_bf16(hd[i * n + j]);
+                        any |= !(fabs(got - ref[i * n + j]) <= fabs(ref[i * n + j]) * 0x1p-7 + 1e-6);
+                    }
+                putchar(any ? '#' : '.');
+            }
+            putchar('\n');
+        }
+    }
+out:
+    if (st) cudaStreamDestroy(st);
+    cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd); cudaFree(ws);
+    free(ha); free(hb); free(hc); free(hd); free(ref); free(af); free(bf);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *shapes = "128x256x64,256x512x128,200x136x72,384x640x320";
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--shapes") == 0) { shapes = argv[2]; first = 3; }
+    if (first >= argc) {
+        printf("usage: wgmma_layout_probe [--shapes MxNxK,...] LIB.so...\n");
+        return 2;
+    }
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        major != 9 || minor != 0) {
+        printf("SKIP: no GPU of compute capability 9.0 (the wgmma family is sm_90a)\n");
+        return 77;
+    }
+    int64_t sh[32][3];
+    int ns = 0;
+    for (const char *s = shapes; *s && ns < 32;) {
+        long long a, b, c;
+        int used = 0;
+        if (sscanf(s, "%lldx%lldx%lld%n", &a, &b, &c, &used) != 3) { printf("bad shape list '%s'\n", shapes); return 2; }
+        sh[ns][0] = a; sh[ns][1] = b; sh[ns][2] = c; ns++;
+        s += used;
+        if (*s == ',') s++;
+    }
+    int fails = 0, runs = 0;
+    for (int f = first; f < argc; f++) {
+        void *h = dlopen(argv[f], RTLD_NOW | RTLD_LOCAL);
+        tb_variant_query_fn q = h ? (tb_variant_query_fn)dlsym(h, TB_VARIANT_ENTRY) : NULL;
+        if (!q) { printf("%s: %s\n", argv[f], h ? "no query" : dlerror()); fails++; continue; }
+        for (uint32_t i = 0; i < 16; i++) {
+            const tb_variant *v = q(TB_VARIANT_ABI_VERSION, i);
+            if (!v) break;
+            char name[128];
+            tb_variant_make_name(v->family, v->params, name, sizeof name);   /* the loader's names */
+            if (strcmp(name, v->name)) { printf("%s: name %s, want %s\n", argv[f], v->name, name); fails++; }
+            for (int s = 0; s < ns; s++) {
+                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 1.0, 0.0);
+                runs++;
+            }
+            fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], 0.5, -0.75);
+            runs++;
+        }
+    }
+    printf("%d runs, %d wrong or failed\n", runs, fails);
+    return fails ? 1 : 0;
+}
