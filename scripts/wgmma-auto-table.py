@@ -5,7 +5,8 @@ wgmma_auto (variants/wgmma/auto.cu) is one variant that runs, per shape, the poi
 wgmma family a sweep measured fastest there, or the skinny kernel for a few rows. Its table,
 variants/wgmma/auto-table.json, lists the points built into it ("points", in the grid's
 'TM TN STAGES CM CN SCHEDULE RASTER SWIZZLE [EPILOGUE]' form, as variants/wgmma/CMakeLists.txt)
-and, per measured shape, which of them won ("shapes": [m, n, k, index], index -1 for skinny);
+and, per measured shape, which of them won ("shapes": [m, n, k, index], index -1 for skinny;
+a fifth field names the layout when it is not tn: [m, n, k, index, "tt"]);
 "pitch_align" (elements, default 8: 16-byte rows) is the row pitch below which A and B are
 copied before the TMA kernel (kept from the current table).
 This script reads the database straight from SQLite and writes that JSON:
@@ -80,7 +81,9 @@ def main():
             points = [l.strip() for l in open(o.points) if l.strip() and not l.startswith("#")]
         else:
             points = prev["points"]
-        names = {point_name(p): i for i, p in enumerate(points)}
+        # each point's variants in the four layouts: the tn name less its "_tn", + "_" + layout
+        names = {point_name(p)[:-3] + "_" + lay: (i, lay) for i, p in enumerate(points)
+                 for lay in ("tn", "nn", "nt", "tt")}
     except (OSError, ValueError, KeyError) as e:
         print(f"wgmma-auto-table: error: points: {e}", file=sys.stderr); return 2
     best, gpus, secs, cmds = {}, set(), 0.0, []
@@ -95,12 +98,17 @@ def main():
         except sqlite3.Error as e:
             print(f"wgmma-auto-table: error: '{db}': {e}", file=sys.stderr); return 2
         for name, m, n, k, med, layout in rows:
-            if not str(layout).startswith("tn"):
-                continue
-            idx = -1 if name.startswith("skinny") else names.get(name)
-            if idx is None:
-                continue
-            key = (m, n, k)
+            lay = str(layout)[:2]
+            if name.startswith("skinny"):
+                if lay != "tn":
+                    continue
+                idx = -1
+            else:
+                hit = names.get(name)
+                if hit is None or hit[1] != lay:
+                    continue
+                idx = hit[0]
+            key = (m, n, k, lay)
             if key not in best or med < best[key][0]:
                 best[key] = (med, idx)
         for pj, cmd in runs:
@@ -122,7 +130,8 @@ def main():
         "skinny_max_m": 16,
         "pitch_align": prev.get("pitch_align", 8),
         "points": points,
-        "shapes": [[m, n, k, best[(m, n, k)][1]] for (m, n, k) in sorted(best)],
+        "shapes": [[m, n, k, best[(m, n, k, lay)][1]] + ([] if lay == "tn" else [lay])
+                   for (m, n, k, lay) in sorted(best, key=lambda t: (t[3] != "tn", t[3], t[:3]))],
     }
     # one point and one shape a line: a diff of two tables reads as the shapes that moved
     out = json.dumps({k: v for k, v in table.items() if k not in ("points", "shapes")}, indent=1)[:-2]

@@ -16,7 +16,7 @@ for lay in tn nn nt tt; do
     s=$(date +%s)
     npts=$("$TB" list --variants "$TB_VARIANTS" --variants "$GRID" --filter "wgmma_bf16_*_$lay" 2>/dev/null | grep -c '^wgmma_bf16_')
     "$TB" sweep --variants "$TB_VARIANTS" --variants "$GRID" --filter "wgmma_bf16_*_$lay" --layout $lay \
-        --shapes "$shapes" --stop fixed:samples=3 --warmup 1 --method cold --no-energy --no-progress \
+        --shapes "$shapes" --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress \
         --quiet --db "$tmp/$lay.db" 2>"$tmp/err-$lay"
     rc=$?
     echo "layout $lay: $npts points x $nshapes shapes, sweep exit $rc in $(( $(date +%s) - s )) s"

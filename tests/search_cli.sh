@@ -111,11 +111,16 @@ say(type="done")
 PYEOF
 chmod +x "$tmp/rec_worker"
 shp=128x4096x4096,1024x8192x8192,4096x4096x4096
-# the grid the recording holds: the built grid may have grown since (points the recording never
+# the grid the recording holds (a point's library: its variant name less the layout): the
+# built grid may have grown since (points the recording never
 # timed would be "unsupported" here, and the search would spend its rounds on them)
 mkdir -p "$tmp/grid"
 /usr/bin/python3 -c "import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute('SELECT DISTINCT name FROM variants')]" "$tmp/rec.db" |
-    while read -r name; do [ -e "$TB_VARIANTS_GRID/$name.so" ] && ln -s "$TB_VARIANTS_GRID/$name.so" "$tmp/grid/"; done
+    while read -r name; do   # a point's library holds its four layouts: named without the _tn
+        for f in "$TB_VARIANTS_GRID/${name%_tn}.so" "$TB_VARIANTS_GRID/$name.so"; do
+            [ -e "$f" ] && ln -sf "$f" "$tmp/grid/"
+        done
+    done
 out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_JOBS="$tmp/jobs" TILEBENCH_WORKER="$tmp/rec_worker" \
       "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
 got=$(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out")

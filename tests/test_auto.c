@@ -2,8 +2,9 @@
  * shape of the square, llm and odd sets in layout tn, with leading dimensions as the sweep
  * makes them and padded by 1 and 3 elements (pitches TMA cannot describe), asks workspace for
  * the padded copies exactly when a pitch is not a multiple of 8 on its wgmma path, and refuses
- * other layouts and batches with a reason. No GPU needed: supports() and workspace_size() are
- * host arithmetic. argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory. */
+ * other layouts and batches with a reason; its nn, nt and tt variants likewise in their own
+ * layouts (issue 31). No GPU needed: supports() and workspace_size() are host arithmetic.
+ * argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory, argv[3] auto-table.json. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "worker/loader.h"
@@ -32,20 +33,44 @@ static tb_problem gemm(int64_t m, int64_t n, int64_t k, int pad)
     return p;
 }
 
+/* gemm() in layout l (0 tn, 1 nn, 2 nt, 3 tt): A column-major for nn and nt (lda = m + pad),
+ * B row-major for nt and tt (ldb = n + pad). */
+static tb_problem gemm_l(int64_t m, int64_t n, int64_t k, int pad, int l)
+{
+    tb_problem p = gemm(m, n, k, pad);
+    tb_gemm *g = &p.gemm;
+    if (l == 1 || l == 2) { g->a_layout = TB_LAYOUT_COL; g->lda = m + pad; }
+    if (l == 2 || l == 3) { g->b_layout = TB_LAYOUT_ROW; g->ldb = n + pad; }
+    g->stride_a = (g->a_layout == TB_LAYOUT_ROW ? m : k) * g->lda;
+    g->stride_b = (g->b_layout == TB_LAYOUT_COL ? n : k) * g->ldb;
+    return p;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) { printf("usage: test_auto WGMMA_AUTO.so SHAPES_DIR\n"); return 2; }
     char msg[TB_MSG_LEN], why[256];
     tb_lib *lib = NULL;
     const tb_variant *v = NULL;
-    TB_CASE("auto-1.1", "the library loads, one variant named wgmma_auto_bf16_tn") {
+    const tb_variant *lv[4] = { NULL, NULL, NULL, NULL };
+    static const char *const lname[4] = { "tn", "nn", "nt", "tt" };
+    TB_CASE("auto-1.1", "the library loads, four variants wgmma_auto_bf16_tn, _nn, _nt, _tt") {
         TB_CHECK(tb_lib_open(argv[1], &lib, msg, sizeof msg) == TB_OK);
         if (!lib) { printf("  %s\n", msg); return tb_test_done(); }
-        TB_CHECK(tb_lib_variant(lib, 0, &v, msg, sizeof msg) == TB_OK && v);
-        if (!v) return tb_test_done();
-        TB_CHECK(strcmp(v->name, "wgmma_auto_bf16_tn") == 0);
-        TB_CHECK(strcmp(v->family, "wgmma_auto") == 0);
-        TB_CHECK(v->supports && v->workspace_size && v->setup && v->launch && v->describe);
+        for (int l = 0; l < 4; l++) {
+            char want[64];
+            snprintf(want, sizeof want, "wgmma_auto_bf16_%s", lname[l]);
+            TB_CHECK(tb_lib_variant(lib, (uint32_t)l, &lv[l], msg, sizeof msg) == TB_OK && lv[l]);
+            if (!lv[l]) return tb_test_done();
+            TB_CHECK(strcmp(lv[l]->name, want) == 0);
+            TB_CHECK(strcmp(lv[l]->family, "wgmma_auto") == 0);
+            TB_CHECK(lv[l]->supports && lv[l]->workspace_size && lv[l]->setup && lv[l]->launch &&
+                     lv[l]->describe);
+        }
+        const tb_variant *fifth = NULL;
+        tb_lib_variant(lib, 4, &fifth, msg, sizeof msg);
+        TB_CHECK(fifth == NULL);
+        v = lv[0];
     }
     if (!v) return tb_test_done();
     tb_shape_list shapes = { 0 };
@@ -128,6 +153,43 @@ int main(int argc, char **argv)
         p = gemm(256, 256, 256, 0);
         p.gemm.a_type = TB_DTYPE_F16;
         TB_CHECK(!v->supports(&p, why, sizeof why));
+    }
+    TB_CASE("auto-1.5", "nn, nt, tt: every shape of square, llm and odd in its own layout, pitches "
+                        "padded by 0, 1 and 3; copies exactly when a pitch is not a multiple of 8; "
+                        "each variant refuses the other layouts") {
+        int refused = 0, ws_wrong = 0, crossed = 0, n = 0;
+        for (int l = 1; l < 4; l++) {
+            for (size_t i = 0; i < shapes.n; i++) {
+                const tb_shape *sh = &shapes.v[i];
+                for (int pad = 0; pad <= 3; pad += (pad ? 2 : 1)) {
+                    tb_problem p = gemm_l(sh->m, sh->n, sh->k, pad, l);
+                    n++;
+                    why[0] = 0;
+                    if (!lv[l]->supports(&p, why, sizeof why)) {
+                        if (refused++ < 5)
+                            printf("  %s refused %lldx%lldx%lld pad %d: %s\n", lname[l], (long long)sh->m,
+                                   (long long)sh->n, (long long)sh->k, pad, why);
+                        continue;
+                    }
+                    for (int o = 0; o < 4; o++)   /* the other three variants say no */
+                        if (o != l && lv[o]->supports(&p, why, sizeof why)) crossed++;
+                    const tb_gemm *g = &p.gemm;
+                    const int odd = g->lda % 8 || g->ldb % 8 || g->ldd % 8;
+                    const size_t ws = lv[l]->workspace_size(&p);
+                    if (odd && ws < (size_t)g->m * 2 && ws_wrong++ < 5)
+                        printf("  %s workspace %zu for %lldx%lldx%lld pad %d\n", lname[l], ws,
+                               (long long)g->m, (long long)g->n, (long long)g->k, pad);
+                }
+            }
+        }
+        printf("  %d problems, %d refused, %d accepted by another layout's variant, %d with a wrong workspace\n",
+               n, refused, crossed, ws_wrong);
+        TB_CHECK(refused == 0);
+        TB_CHECK(crossed == 0);
+        TB_CHECK(ws_wrong == 0);
+        /* an MN-major operand's copy is k rows of m (A) or of n (B): lda = 1001 at m = 1000 */
+        tb_problem p = gemm_l(1000, 2000, 512, 1, 2);
+        TB_CHECK(lv[2]->workspace_size(&p) >= (size_t)512 * 1000 * 2 + (size_t)512 * 2000 * 2);
     }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);

@@ -1,15 +1,24 @@
-/* auto.cu - wgmma_auto: the Hopper family as one variant, any shape, layout tn.
+/* auto.cu - wgmma_auto: the Hopper family as one variant per layout, any shape.
  *
+ * The library exports four variants, wgmma_auto_bf16_tn, _nn, _nt and _tt (the query's index
+ * is the layout index of wgmma.cu: 0 tn, 1 nn, 2 nt, 3 tt); each accepts its own layout.
  * Owns the choice, per problem, of what computes it, made once in setup() from a table a
  * sweep measured (auto-table.json, turned into auto_table.cuh by CMake), and the forwarding of
  * launch() to it:
- *  - m <= the table's skinny_max_m: the skinny kernel (skinny.cuh), memory-bound, any pitch;
+ *  - tn and m <= the table's skinny_max_m: the skinny kernel (skinny.cuh), memory-bound, any
+ *    pitch (it reads k-contiguous rows of A and B: tn only);
  *  - otherwise the wgmma point (wgmma.cu, built into this library once per point of the
- *    table) that won the measured shape nearest to this one: the same shape when the table
- *    has it, else the least sum of |log2| distances over m, n and k (ties: the first row);
- *  - an operand whose row pitch TMA cannot describe (lda, ldb or ldd not a multiple of 8
+ *    table, in all four layouts) that won the measured shape nearest to this one in this
+ *    layout: the same shape when the table has it, else the least sum of |log2| distances over
+ *    m, n and k (ties: the first row). A table row names the layout it was measured in (tn
+ *    when it names none); when the table holds no row of the problem's layout, the tn rows
+ *    decide (the same point in the other layout: it moves the same bytes through the same
+ *    MMAs, the operands' order aside);
+ *  - an operand whose pitch TMA cannot describe (lda, ldb or ldd not a multiple of 8
  *    elements, 16 bytes; for A and B also one not a multiple of the table's pitch_align where
- *    the shape is large enough for that to pay, realign_pays()) is copied into the workspace
+ *    the shape is large enough for that to pay, realign_pays()) is copied into the workspace,
+ *    in its own major order (A: m rows of k, or k rows of m when column-major; B: n rows of k,
+ *    or k rows of n when row-major),
  *    at a pitch rounded up to it (pad_copy below: A and B in one launch before the point's
  *    kernel, D in one after it), so every m, n, k and leading dimension runs on the TMA
  *    kernel; the copies are enqueued by launch(), inside the timed region, as part of the
@@ -38,18 +47,36 @@ size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 constexpr int64_t ALIGN = TB_AUTO_PITCH_ALIGN < 8 ? 8 : TB_AUTO_PITCH_ALIGN;
 int64_t pitch_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
 
+/* The layout index of wgmma.cu's query: A column-major (MN-major) and B row-major (MN-major). */
+int layout_of(const tb_gemm *g)
+{
+    const bool amn = g->a_layout == TB_LAYOUT_COL, bmn = g->b_layout == TB_LAYOUT_ROW;
+    return amn ? (bmn ? 2 : 1) : (bmn ? 3 : 0);
+}
+constexpr const char *LAYOUT_NAME[4] = { "tn", "nn", "nt", "tt" };
+
+/* The point's variant in layout l (the table's entries: tn, and nn/nt/tt). */
+const tb_variant *point_variant(int point, int l)
+{
+    return l == 0 ? tb_auto_points[point]() : tb_auto_points_mn[point]((uint32_t)(l - 1));
+}
+
 /* What computes problem p: -1 the skinny kernel, else a point index; row is the table row
  * it came from (-1: none, the first point). */
 int choose(const tb_problem *p, int *row)
 {
     const tb_gemm *g = &p->gemm;
+    const int l = layout_of(g);
     *row = -1;
-    if (g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return -1;
+    if (l == 0 && g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return -1;
+    int rows_l = 0;                      /* the table's rows measured in this layout */
+    for (int i = 0; tb_auto_rows[i].point != -2; i++) rows_l += tb_auto_rows[i].layout == l;
+    const int from = rows_l ? l : 0;
     double best = INFINITY;
     int pick = 0;
     for (int i = 0; tb_auto_rows[i].point != -2; i++) {
         const tb_auto_row &r = tb_auto_rows[i];
-        if (r.point < 0) continue;   /* a skinny row says nothing about the wgmma points */
+        if (r.point < 0 || r.layout != from) continue;   /* skinny rows: not a wgmma point */
         const double d = fabs(log2((double)g->m / r.m)) + fabs(log2((double)g->n / r.n)) +
                          fabs(log2((double)g->k / r.k));
         if (d < best) { best = d; pick = r.point; *row = i; }
@@ -87,11 +114,17 @@ tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b, int *pad_d)
     *pad_a = g->lda % 8 != 0 || (realign && g->lda % ALIGN != 0);
     *pad_b = g->ldb % 8 != 0 || (realign && g->ldb % ALIGN != 0);
     *pad_d = g->ldd % 8 != 0;                   /* D is stored, not streamed: 16 bytes do */
-    if (*pad_a) g->lda = pitch_up(g->k);
-    if (*pad_b) g->ldb = pitch_up(g->k);
+    if (*pad_a) g->lda = pitch_up(g->a_layout == TB_LAYOUT_ROW ? g->k : g->m);
+    if (*pad_b) g->ldb = pitch_up(g->b_layout == TB_LAYOUT_COL ? g->k : g->n);
     if (*pad_d) g->ldd = (g->n + 7) / 8 * 8;
     return q;
 }
+
+/* An operand as the copy sees it: rows of contiguous elements (A row-major: m rows of k;
+ * column-major: k rows of m; B column-major: n rows of k; row-major: k rows of n). */
+struct rows_t { int64_t rows, cols; };
+rows_t a_rows(const tb_gemm *g) { return g->a_layout == TB_LAYOUT_ROW ? rows_t{ g->m, g->k } : rows_t{ g->k, g->m }; }
+rows_t b_rows(const tb_gemm *g) { return g->b_layout == TB_LAYOUT_COL ? rows_t{ g->n, g->k } : rows_t{ g->k, g->n }; }
 
 /* One row-pitch copy of up to two BF16 matrices (rows x cols, src pitch sp, dst pitch dp, in
  * elements): blockIdx.y picks the matrix, each block copies PAD_COLS consecutive columns of one
@@ -149,8 +182,8 @@ layout_t ws_layout(const tb_variant *v, const tb_problem *q, int pad_a, int pad_
     layout_t l;
     l.point = round_up(v->workspace_size ? v->workspace_size(q) : 0, 256);
     size_t at = l.point;
-    l.a = at; if (pad_a) at += round_up((size_t)g->m * g->lda * 2, 256);
-    l.b = at; if (pad_b) at += round_up((size_t)g->n * g->ldb * 2, 256);
+    l.a = at; if (pad_a) at += round_up((size_t)a_rows(g).rows * g->lda * 2, 256);
+    l.b = at; if (pad_b) at += round_up((size_t)b_rows(g).rows * g->ldb * 2, 256);
     l.d = at; if (pad_d) at += round_up((size_t)g->m * g->ldd * 2, 256);
     l.total = at;
     return l;
@@ -165,14 +198,18 @@ struct auto_state {
     layout_t ws;
 };
 
+/* Variant L's problems: its own layout (A and B majors), D and C row-major, batch 1. */
+template <int L>
 int au_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
+    const tb_layout a = L == 1 || L == 2 ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
+    const tb_layout b = L == 2 || L == 3 ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+    if (!tbv::bf16_gemm_layout_ok(p, a, b, why, len)) return 0;
     int row, pa, pb, pd;
     const int pick = choose(p, &row);
     if (pick < 0) return 1;
     const tb_problem q = padded(p, &pa, &pb, &pd);
-    return tb_auto_points[pick]()->supports(&q, why, len);
+    return point_variant(pick, L)->supports(&q, why, len);
 }
 
 size_t au_workspace_size(const tb_problem *p)
@@ -181,7 +218,7 @@ size_t au_workspace_size(const tb_problem *p)
     const int pick = choose(p, &row);
     if (pick < 0) return 0;
     const tb_problem q = padded(p, &pa, &pb, &pd);
-    return ws_layout(tb_auto_points[pick](), &q, pa, pb, pd).total;
+    return ws_layout(point_variant(pick, layout_of(&p->gemm)), &q, pa, pb, pd).total;
 }
 
 void au_teardown(void *state)
@@ -198,7 +235,7 @@ int au_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
     s->point = choose(p, &s->row);
     if (s->point >= 0) {
-        s->v = tb_auto_points[s->point]();
+        s->v = point_variant(s->point, layout_of(&p->gemm));
         s->q = padded(p, &s->pad_a, &s->pad_b, &s->pad_d);
         s->ws = ws_layout(s->v, &s->q, s->pad_a, s->pad_b, s->pad_d);
         if (s->v->setup && s->v->setup(&s->q, stream, &s->inner, msg, len)) {
@@ -225,11 +262,13 @@ int au_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     int n_in = 0;
     if (s->pad_a) {
         b.in[0] = ws + s->ws.a;
-        in[n_in++] = { (const uint16_t *)io->in[0], (uint16_t *)b.in[0], g->m, g->k, g->lda, h->lda };
+        const rows_t r = a_rows(g);
+        in[n_in++] = { (const uint16_t *)io->in[0], (uint16_t *)b.in[0], r.rows, r.cols, g->lda, h->lda };
     }
     if (s->pad_b) {
         b.in[1] = ws + s->ws.b;
-        in[n_in++] = { (const uint16_t *)io->in[1], (uint16_t *)b.in[1], g->n, g->k, g->ldb, h->ldb };
+        const rows_t r = b_rows(g);
+        in[n_in++] = { (const uint16_t *)io->in[1], (uint16_t *)b.in[1], r.rows, r.cols, g->ldb, h->ldb };
     }
     cudaError_t e = launch_pad(in, n_in, st);
     if (e != cudaSuccess) return (int)e;
@@ -251,26 +290,44 @@ int au_describe(void *state, char *buf, size_t len)
     char inner[256] = "";
     if (s->v->describe) s->v->describe(s->inner, inner, sizeof inner);
     const tb_auto_row *r = s->row >= 0 ? &tb_auto_rows[s->row] : NULL;
-    snprintf(buf, len, "path=wgmma point=%s from=%s%lldx%lldx%lld pad=%s%s%s%s %s", s->v->name,
+    snprintf(buf, len, "path=wgmma point=%s from=%s%lldx%lldx%lld%s%s pad=%s%s%s%s %s", s->v->name,
              r ? "" : "none:", r ? r->m : 0LL, r ? r->n : 0LL, r ? r->k : 0LL,
+             r ? ":" : "", r ? LAYOUT_NAME[r->layout] : "",
              s->pad_a ? "a" : "", s->pad_b ? "b" : "", s->pad_d ? "d" : "",
              s->pad_a || s->pad_b || s->pad_d ? "" : "none", inner);
     return 0;
 }
 
+template <int L>
 const tb_param au_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
-    TB_PARAM_STR("layout", "tn"),
+    TB_PARAM_STR("layout", LAYOUT_NAME[L]),
     TB_PARAM_END
 };
 
-char au_name[128];
+char au_name[4][128];
 
+template <int L>
 const tb_variant au_variant = {
-    TB_VARIANT_ABI_VERSION, sizeof(tb_variant), au_name, "wgmma_auto", au_params, TB_SASS,
-    au_supports, au_workspace_size, au_launch, au_setup, au_teardown, au_describe, NULL
+    TB_VARIANT_ABI_VERSION, sizeof(tb_variant), au_name[L], "wgmma_auto", au_params<L>, TB_SASS,
+    au_supports<L>, au_workspace_size, au_launch, au_setup, au_teardown, au_describe, NULL
 };
+
+template <int L>
+size_t au_named()
+{
+    return tb_variant_make_name("wgmma_auto", au_params<L>, au_name[L], sizeof au_name[L]);
+}
 
 } // namespace
 
-TBV_SINGLE_VARIANT_QUERY(au_variant, au_name, "wgmma_auto", au_params)
+/* The four variants, index 0-3: tn, nn, nt, tt (the layout index), NULL after; named on the
+ * first call (C++ makes the one-time initialisation thread-safe). */
+extern "C" TB_EXPORT const tb_variant *tilebench_variant_query(uint32_t host_abi, uint32_t index)
+{
+    (void)host_abi;
+    static const size_t named_ = au_named<0>() + au_named<1>() + au_named<2>() + au_named<3>();
+    (void)named_;
+    return index == 0 ? &au_variant<0> : index == 1 ? &au_variant<1>
+         : index == 2 ? &au_variant<2> : index == 3 ? &au_variant<3> : NULL;
+}

@@ -1241,14 +1241,28 @@ size_t name_variant()
 } // namespace
 
 #if defined(TB_AUTO_ENTRY)
-/* Built into wgmma_auto (auto.cu, one translation unit per point of its table): this point's
- * tn variant, named, for the dispatcher; hidden like every symbol but the library's query. */
+/* Built into wgmma_auto (auto.cu, two translation units per point of its table, as the grid's
+ * libraries are: part 1 the tn kernel, part 2 the MN-major ones): this point's variants, named,
+ * for the dispatcher; hidden like every symbol but the library's query. TB_AUTO_ENTRY() is the
+ * tn variant (part 1), TB_AUTO_MN_ENTRY(i) the nn, nt, tt ones for i = 0, 1, 2 (part 2). */
+#if TB_WGMMA_PART != 2
 const tb_variant *TB_AUTO_ENTRY(void)
 {
     static const size_t named_ = name_variant<false, false>();
     (void)named_;
     return &wg_variant<false, false>;
 }
+#endif
+#if TB_WGMMA_PART != 1 && defined(TB_AUTO_MN_ENTRY)
+const tb_variant *TB_AUTO_MN_ENTRY(uint32_t i)
+{
+    static const size_t named_ = name_variant<true, false>() + name_variant<true, true>() +
+                                 name_variant<false, true>();
+    (void)named_;
+    return i == 0 ? &wg_variant<true, false> : i == 1 ? &wg_variant<true, true>
+         : i == 2 ? &wg_variant<false, true> : NULL;
+}
+#endif
 #else
 #if TB_WGMMA_PART != 1
 /* The MN-major layouts' variants, i = 0, 1, 2: nn, nt, tt (named on the first call; C++ makes

@@ -1,0 +1,73 @@
+#!/bin/bash
+# layouts.sh - issue 31 (the Hopper family in every layout) on the GPU, from an install prefix
+# (scripts/make-prefix.sh), one part per device call:
+#   scripts/layouts.sh PREFIX --part perf    wgmma_auto beside cublaslt and cublaslt-tuned in
+#                                            tn, nn, nt and tt, interleaved per layout, on the
+#                                            square and llm sets (default stop rule, validated,
+#                                            no energy): perf-<layout>.db
+#   scripts/layouts.sh PREFIX --part valid   every shipped wgmma point (the default set's) in
+#                                            all four layouts on square and llm, validated, five
+#                                            samples each: valid.db
+# Run --part perf in two device calls for issue 31's "two sweeps in separate device calls".
+# Logs and databases under $OUT (or /tmp/tb-layouts): layouts.log, one file for the whole part.
+#   scripts/layouts.sh --ratios DIR   per layout: better cuBLAS median / wgmma_auto median per
+#                                     shape, and the geometric means, from DIR's perf-*.db
+set -u
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = --ratios ]; then
+    exec /usr/bin/python3 - "${2:?usage: layouts.sh --ratios DIR}" <<'PYEOF'
+import math, os, sqlite3, sys
+d = sys.argv[1]
+gms = {}
+for lay in ("tn", "nn", "nt", "tt"):
+    f = os.path.join(d, f"perf-{lay}.db")
+    if not os.path.isfile(f):
+        print(f"{lay}: no {f}"); continue
+    c = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+    by = {}
+    for name, m, n, k, med, st, disp in c.execute(
+            "SELECT v.name, p.m, p.n, p.k, x.median_ms, x.status, x.disposition FROM measurements x "
+            "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id"):
+        by.setdefault((m, n, k), {})[name] = (med, st, disp)
+    ratios, bad = [], []
+    for shape in sorted(by):
+        e = by[shape]
+        a = e.get(f"wgmma_auto_bf16_{lay}")
+        cb = [e[x][0] for x in ("cublaslt", "cublaslt-tuned") if x in e and e[x][1] == "ok" and e[x][0]]
+        if not a or a[1] != "ok" or a[2] != "passed":
+            bad.append(f"{'x'.join(map(str, shape))}: {a}")
+            continue
+        if cb:
+            ratios.append((shape, min(cb) / a[0]))
+    for shape, r in ratios:
+        print(f"{lay} {'x'.join(map(str, shape)):>18} {r:.3f}")
+    sq = [r for s, r in ratios if s[0] == s[1] == s[2]]
+    llm = [r for s, r in ratios if not (s[0] == s[1] == s[2])]
+    gm = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
+    gms[lay] = gm(sq + llm)
+    print(f"{lay}: {len(ratios)} shapes, wgmma_auto not ok/passed on {len(bad)}; geometric mean square "
+          f"{gm(sq):.3f}, llm {gm(llm):.3f}, all {gms[lay]:.3f}")
+    for b in bad[:5]:
+        print(f"   not ok/passed: {b}")
+if "tn" in gms:
+    print("geometric mean against tn's: " + ", ".join(f"{l} {g / gms['tn']:.3f}" for l, g in gms.items()))
+PYEOF
+fi
+P=$(cd "${1:?usage: layouts.sh PREFIX --part perf|valid}" && pwd) || exit 2
+[ "${2:-}" = --part ] || { echo "layouts: --part perf|valid" >&2; exit 2; }
+out=${OUT:-/tmp/tb-layouts}; mkdir -p "$out"
+log=$out/layouts.log
+TB=$P/bin/tilebench V=$P/lib/tilebench/variants
+echo "== $(date +%T) GPU as found: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv,noheader)" | tee -a "$log"
+for lay in tn nn nt tt; do
+    s=$(date +%s)
+    case ${3:-} in
+        perf) "$TB" sweep --variants "$V" --layout $lay --filter "wgmma_auto_bf16_$lay" --filter 'cublaslt*' \
+                  --shapes square,llm --no-energy --no-progress --quiet --db "$out/perf-$lay.db" >> "$log" 2>&1 ;;
+        valid) "$TB" sweep --variants "$V" --layout $lay --filter "wgmma_bf16_*_$lay" --shapes square,llm \
+                  --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
+                  --db "$out/valid.db" >> "$log" 2>&1 ;;
+        *) echo "layouts: --part perf|valid" >&2; exit 2 ;;
+    esac
+    echo "== $(date +%T) ${3} $lay: exit $? in $(( $(date +%s) - s )) s" | tee -a "$log"
+done
