@@ -12,8 +12,8 @@
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
 #   call 2  gpu_smoke                                                                  95 s
 #           gpu_wgmma_probe, gpu_layouts (issue 31: a few wgmma points' four layouts against a
-#           CPU product, then every point in tn nn nt tt; added later, not yet timed, aimed at
-#           under 10 s and 60 s)
+#           CPU product, then every point in tn nn nt tt; twelfth session, H100: the probe a few
+#           seconds, gpu_layouts 23 s at three samples, now five, not yet timed)
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
 # The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
