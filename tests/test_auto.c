@@ -7,6 +7,7 @@
  * argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory, argv[3] auto-table.json. */
 #define _GNU_SOURCE
 #include "tb_test.h"
+#include "tb_gemm_problem.h"
 #include "worker/loader.h"
 #include "driver/shapes.h"
 #include "common/tb.h"
@@ -16,34 +17,15 @@
 
 static tb_problem gemm(int64_t m, int64_t n, int64_t k, int pad)
 {
-    tb_problem p;
-    memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    p.op = TB_OP_GEMM;
-    tb_gemm *g = &p.gemm;
-    g->m = m; g->n = n; g->k = k; g->batch = 1;
-    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
-    g->acc_type = TB_DTYPE_F32;
-    g->a_layout = TB_LAYOUT_ROW; g->b_layout = TB_LAYOUT_COL;
-    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
-    g->lda = k + pad; g->ldb = k + pad; g->ldc = g->ldd = n + pad;
-    g->stride_a = m * g->lda; g->stride_b = n * g->ldb;
-    g->stride_c = g->stride_d = m * g->ldd;
-    g->alpha = 1.0; g->beta = 0.0;
-    return p;
+    return tb_test_gemm("tn", m, n, k, pad);
 }
 
 /* gemm() in layout l (0 tn, 1 nn, 2 nt, 3 tt): A column-major for nn and nt (lda = m + pad),
  * B row-major for nt and tt (ldb = n + pad). */
 static tb_problem gemm_l(int64_t m, int64_t n, int64_t k, int pad, int l)
 {
-    tb_problem p = gemm(m, n, k, pad);
-    tb_gemm *g = &p.gemm;
-    if (l == 1 || l == 2) { g->a_layout = TB_LAYOUT_COL; g->lda = m + pad; }
-    if (l == 2 || l == 3) { g->b_layout = TB_LAYOUT_ROW; g->ldb = n + pad; }
-    g->stride_a = (g->a_layout == TB_LAYOUT_ROW ? m : k) * g->lda;
-    g->stride_b = (g->b_layout == TB_LAYOUT_COL ? n : k) * g->ldb;
-    return p;
+    static const char *const lay[4] = { "tn", "nn", "nt", "tt" };
+    return tb_test_gemm(lay[l], m, n, k, pad);
 }
 
 int main(int argc, char **argv)

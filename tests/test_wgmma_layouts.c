@@ -10,6 +10,7 @@
  * argv[last] = the shape sets directory. */
 #define _GNU_SOURCE
 #include "tb_test.h"
+#include "tb_gemm_problem.h"
 #include "worker/loader.h"
 #include "driver/shapes.h"
 #include "common/tb.h"
@@ -24,25 +25,7 @@ static const char *const LAYOUTS[4] = { "tn", "nn", "nt", "tt" };   /* the query
  * pad, as tilebench sweep builds it. */
 static tb_problem gemm(const char *lay, int64_t m, int64_t n, int64_t k, int pad)
 {
-    tb_problem p;
-    memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    p.op = TB_OP_GEMM;
-    tb_gemm *g = &p.gemm;
-    g->m = m; g->n = n; g->k = k; g->batch = 1;
-    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
-    g->acc_type = TB_DTYPE_F32;
-    g->a_layout = lay[0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
-    g->b_layout = lay[1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
-    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
-    g->lda = (g->a_layout == TB_LAYOUT_ROW ? k : m) + pad;
-    g->ldb = (g->b_layout == TB_LAYOUT_COL ? k : n) + pad;
-    g->ldc = g->ldd = n + pad;
-    g->stride_a = (g->a_layout == TB_LAYOUT_ROW ? m : k) * g->lda;
-    g->stride_b = (g->b_layout == TB_LAYOUT_COL ? n : k) * g->ldb;
-    g->stride_c = g->stride_d = m * g->ldd;
-    g->alpha = 1.0; g->beta = 0.0;
-    return p;
+    return tb_test_gemm(lay, m, n, k, pad);
 }
 
 static const char *param_str(const tb_variant *v, const char *key)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tilebench/variant.h"
+#include "tb_gemm_problem.h"
 
 static uint16_t to_bf16(float f)   /* exact for the small integers used here */
 {
@@ -46,21 +47,8 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
 {
     const tb_param *lp = tb_param_find(v->params, "layout");
     const char *lay = lp && lp->s ? lp->s : "tn";
-    tb_problem p;
-    memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    p.op = TB_OP_GEMM;
+    tb_problem p = tb_test_gemm(lay, m, n, k, 0);
     tb_gemm *g = &p.gemm;
-    g->m = m; g->n = n; g->k = k; g->batch = 1;
-    g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
-    g->acc_type = TB_DTYPE_F32;
-    g->a_layout = lay[0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
-    g->b_layout = lay[1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
-    g->c_layout = g->d_layout = TB_LAYOUT_ROW;
-    g->lda = g->a_layout == TB_LAYOUT_ROW ? k : m;
-    g->ldb = g->b_layout == TB_LAYOUT_COL ? k : n;
-    g->ldc = g->ldd = n;
-    g->stride_a = m * k; g->stride_b = k * n; g->stride_c = g->stride_d = m * n;
     g->alpha = alpha; g->beta = beta;
     printf("%-64s %-2s %5lldx%5lldx%5lld beta %4.2f: ", v->name, lay, (long long)m, (long long)n,
            (long long)k, beta);
