@@ -2,8 +2,9 @@
 # gpu_layouts.sh - the Hopper family in every layout (issue 31): every shipped wgmma point (the
 # default and grid directories) in tn, nn, nt and tt, on square, llm and odd-but-16-byte-aligned
 # shapes (edges inside a 64-wide block in m, n and k; m != n != k), validated (three trials, the
-# last after timing), three samples, no energy burst; every measurement must be ok/passed, and
-# each layout must have measured every point on every shape. Not a Hopper GPU (the family is
+# last after timing), five samples, no energy burst; every measurement must be ok/passed, and
+# each layout must have measured every point on every shape. layouts-3: the skinny kernel in tn
+# and nn (A column-major) on small-m shapes, odd pitches included, the same way. Not a Hopper GPU (the family is
 # sm_90a only): skipped. TB_LAYOUT_SHAPES overrides the shapes.
 set -u
 . "$(dirname "$0")/gpu_common.sh"
@@ -44,6 +45,30 @@ print(f"layout {lay}: {len(res)} measurements: " + ", ".join(f"{s}/{d} {c}" for 
 for f in fails[:40]: print("FAIL", f)
 if len(fails) > 40: print(f"... {len(fails) - 40} more")
 sys.exit(1 if fails else 0)
+PYEOF
+done
+
+# layouts-3: skinny's two variants, each in its own layout, on m <= 64 with aligned and odd pitches
+for lay in tn nn; do
+    "$TB" sweep --variants "$GRID" --filter "skinny_bf16_*_$lay" --layout $lay \
+        --shapes 1x4096x4096,16x4096x4096,33x1000x1000,1x4097x4093,7x999x1003,64x640x320 --pad 1 \
+        --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
+        --db "$tmp/skinny-pad-$lay.db" 2>"$tmp/err-skinny-$lay"
+    "$TB" sweep --variants "$GRID" --filter "skinny_bf16_*_$lay" --layout $lay \
+        --shapes 1x4096x4096,16x4096x4096,33x1000x1000,64x640x320 \
+        --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
+        --db "$tmp/skinny-$lay.db" 2>>"$tmp/err-skinny-$lay"
+    "$TB" export --db "$tmp/skinny-pad-$lay.db" --format json > "$tmp/skinny-pad-$lay.json" 2>/dev/null
+    "$TB" export --db "$tmp/skinny-$lay.db" --format json > "$tmp/skinny-$lay.json" 2>/dev/null
+    $PY - "$tmp/skinny-pad-$lay.json" "$tmp/skinny-$lay.json" <<'PYEOF' && ok "layouts-3.$lay" || bad "layouts-3.$lay" "$(tail -2 "$tmp/err-skinny-$lay")"
+import json, sys
+res = json.load(open(sys.argv[1]))["results"] + json.load(open(sys.argv[2]))["results"]
+bad = [f"{r['variant']['name']} {r['problem']['m']}x{r['problem']['n']}x{r['problem']['k']}: "
+       f"{r['status']}/{r['disposition']} {r['reason'][:120]}" for r in res
+       if not (r["status"] == "ok" and r["disposition"] == "passed")]
+print(f"skinny: {len(res)} measurements, {len(bad)} not ok/passed")
+for b in bad[:10]: print("FAIL", b)
+sys.exit(1 if bad or len(res) != 10 else 0)
 PYEOF
 done
 finish

@@ -4,7 +4,8 @@
  * the padded copies exactly when a pitch is not a multiple of 8 on its wgmma path, and refuses
  * other layouts and batches with a reason; its nn, nt and tt variants likewise in their own
  * layouts (issue 31). No GPU needed: supports() and workspace_size() are host arithmetic.
- * argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory, argv[3] auto-table.json. */
+ * argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory, argv[3] auto-table.json,
+ * argv[4] skinny's .so. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "tb_gemm_problem.h"
@@ -172,6 +173,32 @@ int main(int argc, char **argv)
         /* an MN-major operand's copy is k rows of m (A) or of n (B): lda = 1001 at m = 1000 */
         tb_problem p = gemm_l(1000, 2000, 512, 1, 2);
         TB_CHECK(lv[2]->workspace_size(&p) >= (size_t)512 * 1000 * 2 + (size_t)512 * 2000 * 2);
+    }
+    TB_CASE("auto-1.6", "skinny's library: skinny_bf16_max_m-64_tn and _nn, each its own layout, m <= 64") {
+        /* argv[4]: skinny's library (the nn variant reads a column-major A, lda apart) */
+        tb_lib *sl = NULL;
+        const tb_variant *sv[2] = { NULL, NULL };
+        TB_CHECK(argc > 4 && tb_lib_open(argv[4], &sl, msg, sizeof msg) == TB_OK);
+        for (int l = 0; sl && l < 2; l++) {
+            TB_CHECK(tb_lib_variant(sl, (uint32_t)l, &sv[l], msg, sizeof msg) == TB_OK && sv[l]);
+        }
+        if (sv[0] && sv[1]) {
+            TB_CHECK(strcmp(sv[0]->name, "skinny_bf16_max_m-64_tn") == 0);
+            TB_CHECK(strcmp(sv[1]->name, "skinny_bf16_max_m-64_nn") == 0);
+            for (int l = 0; l < 2; l++)
+                for (int pad = 0; pad <= 3; pad += 3) {
+                    tb_problem own = tb_test_gemm(l ? "nn" : "tn", 16, 4096, 4096, pad);
+                    tb_problem other = tb_test_gemm(l ? "tn" : "nn", 16, 4096, 4096, pad);
+                    TB_CHECK(sv[l]->supports(&own, why, sizeof why));
+                    TB_CHECK(!sv[l]->supports(&other, why, sizeof why));
+                    TB_CHECK_STR_CONTAINS(why, l ? "layout nn" : "layout tn");
+                }
+            tb_problem tt = tb_test_gemm("tt", 16, 4096, 4096, 0), big = tb_test_gemm("nn", 65, 512, 512, 0);
+            TB_CHECK(!sv[0]->supports(&tt, why, sizeof why) && !sv[1]->supports(&tt, why, sizeof why));
+            TB_CHECK(!sv[1]->supports(&big, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "at most 64");
+        }
+        if (sl) tb_lib_free(sl);
     }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);

@@ -1,5 +1,5 @@
 /* skinny.cuh - skinny: the memory-bound BF16 GEMM for small m (m <= 64, aimed at m <= 16),
- * layout tn, as a header that several translation units may include (wgmma_auto's dispatcher,
+ * layouts tn and nn (B column-major, k contiguous, in both), as a header that several translation units may include (wgmma_auto's dispatcher,
  * and skinny.cu, which makes it a variant of its own).
  *
  * D = alpha * A * B^T + beta * C: A is m x k row-major (lda), B is stored n x k (ldb), C and
@@ -32,6 +32,9 @@
  *    MT = 4: U = 1.
  *  - the k warps' partial sums meet in shared memory; the epilogue walks the CTA's
  *    MT*8 x 32*CW block column-fastest: alpha * sum (+ beta * C, read only when beta != 0).
+ * Layout nn (A column-major, ACOL; twelfth session, not yet run on a GPU: wgmma_auto does not
+ * dispatch to it until it is): the same kernel, but each lane reads its 8 k of a row of A
+ * element by element, lda apart (A is m <= 64 columns of k, read by every CTA through L1).
  * Edges: B rows past n and A rows past m are clamped to the last row (loaded, never stored);
  * the last, partial k iteration goes 32 k at a time, element by element where a lane's 8
  * cross k, zero past it. Unaligned operands (A or B not 16-byte aligned, lda or ldb not a
@@ -90,6 +93,18 @@ __device__ __forceinline__ uint4 sk_ld8(const __nv_bfloat16 *p, int rem)
     return make_uint4(e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16);
 }
 
+/* Eight bf16 of a column-major A's row from p on, lda apart (ACOL), zero past k (EDGE: rem may
+ * be < 8); cached like every read of A. */
+template <bool EDGE>
+__device__ __forceinline__ uint4 sk_ld8_col(const __nv_bfloat16 *p, int64_t lda, int rem)
+{
+    const unsigned short *s = (const unsigned short *)p;
+    unsigned e[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) e[i] = !EDGE || i < rem ? (unsigned)__ldg(s + i * lda) : 0u;
+    return make_uint4(e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16);
+}
+
 /* acc (16 n x 8 m, FP32) += a (16 n x 16 k of B) * b (16 k x 8 m of A^T) */
 __device__ __forceinline__ void sk_mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2,
                                        unsigned a3, unsigned b0, unsigned b1)
@@ -102,11 +117,12 @@ __device__ __forceinline__ void sk_mma(float (&c)[4], unsigned a0, unsigned a1, 
 
 /* UU 32-k chunks of a warp from kb: all loads first, then the mmas. brow[t][h] is the lane's
  * row of B (tile t, half h: n-rows r and r + 8), arow[i] its row of A (tile row i), both
- * already offset by the lane's q * 8; rem0 = k - q * 8. */
-template <int MT, int UU, bool VEC, bool EDGE>
+ * already offset by the lane's q * 8 (for ACOL: by q * 8 * lda); rem0 = k - q * 8. */
+template <int MT, int UU, bool VEC, bool EDGE, bool ACOL>
 __device__ __forceinline__ void sk_step(float (&acc)[SK_NT][MT][4],
                                         const __nv_bfloat16 *const (&brow)[SK_NT][2],
-                                        const __nv_bfloat16 *const (&arow)[MT], int kb, int rem0)
+                                        const __nv_bfloat16 *const (&arow)[MT], int kb, int rem0,
+                                        int64_t lda)
 {
     uint4 bv[UU][SK_NT][2], av[UU][MT];
 #pragma unroll
@@ -120,7 +136,8 @@ __device__ __forceinline__ void sk_step(float (&acc)[SK_NT][MT][4],
     for (int u = 0; u < UU; u++)
 #pragma unroll
         for (int i = 0; i < MT; i++)
-            av[u][i] = sk_ld8<VEC, false, EDGE>(arow[i] + kb + u * 32, rem0 - kb - u * 32);
+            av[u][i] = ACOL ? sk_ld8_col<EDGE>(arow[i] + (int64_t)(kb + u * 32) * lda, lda, rem0 - kb - u * 32)
+                            : sk_ld8<VEC, false, EDGE>(arow[i] + kb + u * 32, rem0 - kb - u * 32);
 #pragma unroll
     for (int u = 0; u < UU; u++)
 #pragma unroll
@@ -136,7 +153,7 @@ __device__ __forceinline__ void sk_step(float (&acc)[SK_NT][MT][4],
 /* MT: 8-row tiles of D per warp; U: 32-k chunks per lane group and k iteration (VEC only),
  * 16 (B) + 4 (A) 16-byte loads in flight per lane at MT = 1, U = 4. Up to MT * U = 4 fits 128
  * registers (2 CTAs per SM); more takes up to 255 (1 CTA per SM). */
-template <int MT, int U, bool VEC>
+template <int MT, int U, bool VEC, bool ACOL>
 __global__ void __launch_bounds__(SK_THREADS, MT * U > 4 ? 1 : 2) sk_kernel(const sk_args g)
 {
     constexpr int E = SK_NT * MT * 4;   /* accumulators per lane */
@@ -155,7 +172,8 @@ __global__ void __launch_bounds__(SK_THREADS, MT * U > 4 ? 1 : 2) sk_kernel(cons
             brow[t][h] = g.b + (int64_t)min(n0 + t * 16 + h * 8 + r, g.n - 1) * g.ldb + q * 8;
 #pragma unroll
     for (int i = 0; i < MT; i++)
-        arow[i] = g.a + (int64_t)min(m0 + i * 8 + r, g.m - 1) * g.lda + q * 8;
+        arow[i] = ACOL ? g.a + min(m0 + i * 8 + r, g.m - 1) + (int64_t)(q * 8) * g.lda
+                       : g.a + (int64_t)min(m0 + i * 8 + r, g.m - 1) * g.lda + q * 8;
 
     float acc[SK_NT][MT][4];
 #pragma unroll
@@ -169,16 +187,16 @@ __global__ void __launch_bounds__(SK_THREADS, MT * U > 4 ? 1 : 2) sk_kernel(cons
         const int full = g.k / KI, rem0 = g.k - q * 8;
 #pragma unroll 1
         for (int it = kw; it < full; it += kws)
-            sk_step<MT, U, true, false>(acc, brow, arow, it * KI, rem0);
+            sk_step<MT, U, true, false, ACOL>(acc, brow, arow, it * KI, rem0, g.lda);
         if (full * KI < g.k && full % kws == kw)
 #pragma unroll 1
             for (int u = 0; u < U; u++)
-                sk_step<MT, 1, true, true>(acc, brow, arow, full * KI + u * 32, rem0);
+                sk_step<MT, 1, true, true, ACOL>(acc, brow, arow, full * KI + u * 32, rem0, g.lda);
     } else {   /* 2-byte loads, 32 k at a time, every chunk checked against k */
         const int chunks = (g.k + 31) / 32, rem0 = g.k - q * 8;
 #pragma unroll 1
         for (int ch = kw; ch < chunks; ch += kws)
-            sk_step<MT, 1, false, true>(acc, brow, arow, ch * 32, rem0);
+            sk_step<MT, 1, false, true, ACOL>(acc, brow, arow, ch * 32, rem0, g.lda);
     }
 
     /* red[warp][e][lane], e = (t * MT + i) * 4 + j */
@@ -210,21 +228,38 @@ __global__ void __launch_bounds__(SK_THREADS, MT * U > 4 ? 1 : 2) sk_kernel(cons
     }
 }
 
-template <int MT, int U, bool VEC>
+template <int MT, int U, bool VEC, bool ACOL>
 int sk_go(const sk_args &a, unsigned ctas, cudaStream_t stream)
 {
-    sk_kernel<MT, U, VEC><<<dim3(ctas, (unsigned)((a.m + MT * 8 - 1) / (MT * 8))), SK_THREADS, 0,
-                            stream>>>(a);
+    sk_kernel<MT, U, VEC, ACOL><<<dim3(ctas, (unsigned)((a.m + MT * 8 - 1) / (MT * 8))), SK_THREADS,
+                                  0, stream>>>(a);
     return tbv::last_launch_error();
+}
+
+/* The kernel for a's shape and alignment (vec: B 16-byte aligned, and A too unless ACOL). */
+template <bool ACOL>
+int sk_pick(const sk_args &a, bool vec, int64_t ctas, cudaStream_t stream)
+{
+    const unsigned c = (unsigned)ctas;
+    if (!vec) {
+        if (a.m <= 8) return sk_go<1, 1, false, ACOL>(a, c, stream);
+        return a.m <= 16 ? sk_go<2, 1, false, ACOL>(a, c, stream) : sk_go<4, 1, false, ACOL>(a, c, stream);
+    }
+    if (a.m <= 8) return sk_go<1, 4, true, ACOL>(a, c, stream);
+    if (a.m <= 16)
+        return ctas <= SK_DEEP_CTAS ? sk_go<2, 4, true, ACOL>(a, c, stream)
+                                    : sk_go<2, 2, true, ACOL>(a, c, stream);
+    return sk_go<4, 1, true, ACOL>(a, c, stream);
 }
 
 } // namespace
 
-/* Non-zero when the skinny kernel computes p: BF16 GEMM, layout tn (C row-major when read),
- * batch 1, m <= 64; any n, k and leading dimensions. */
+/* Non-zero when the skinny kernel computes p: BF16 GEMM, layout tn or nn (B column-major; C
+ * row-major when read), batch 1, m <= 64; any n, k and leading dimensions. */
 static inline int skinny_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_tn_ok(p, why, len)) return 0;
+    const tb_layout a = p->gemm.a_layout == TB_LAYOUT_COL ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
+    if (!tbv::bf16_gemm_layout_ok(p, a, TB_LAYOUT_COL, why, len)) return 0;
     const tb_gemm *g = &p->gemm;
     if (g->m > SK_MAX_M) return tbv::no(why, len, "m must be at most %d", SK_MAX_M);
     if (g->n > INT_MAX - 1024 || g->k > INT_MAX - 1024)
@@ -249,19 +284,11 @@ static inline int skinny_launch(const tb_problem *p, const tb_buffers *io, cudaS
     a.beta = (float)g->beta;
     a.cw = SK_WARPS;
     while (a.cw > 1 && (g->n + 32 * a.cw - 1) / (32 * a.cw) < SK_MIN_CTAS) a.cw /= 2;
-    const bool vec = (uintptr_t)a.a % 16 == 0 && (uintptr_t)a.b % 16 == 0 &&
-                     g->lda % 8 == 0 && g->ldb % 8 == 0;
+    const bool acol = g->a_layout == TB_LAYOUT_COL;
+    const bool vec = (uintptr_t)a.b % 16 == 0 && g->ldb % 8 == 0 &&
+                     (acol || ((uintptr_t)a.a % 16 == 0 && g->lda % 8 == 0));
     const int64_t ctas = (g->n + 32 * a.cw - 1) / (32 * a.cw);
-    const unsigned c = (unsigned)ctas;
-    if (!vec) {
-        if (g->m <= 8) return sk_go<1, 1, false>(a, c, stream);
-        return g->m <= 16 ? sk_go<2, 1, false>(a, c, stream) : sk_go<4, 1, false>(a, c, stream);
-    }
-    if (g->m <= 8) return sk_go<1, 4, true>(a, c, stream);
-    if (g->m <= 16)
-        return ctas <= SK_DEEP_CTAS ? sk_go<2, 4, true>(a, c, stream)
-                                    : sk_go<2, 2, true>(a, c, stream);
-    return sk_go<4, 1, true>(a, c, stream);
+    return acol ? sk_pick<true>(a, vec, ctas, stream) : sk_pick<false>(a, vec, ctas, stream);
 }
 
 #endif /* TB_VARIANTS_WGMMA_SKINNY_CUH */
