@@ -12,6 +12,9 @@
 #     measure job from the same recording (the real worker probes the libraries), the search
 #     stores one sweep run per round in --db, times fewer than all, and finds on each shape the
 #     recording's winner or a point within 1 % of it
+#   6 scripts/search-gpu.sh --compare (issue 25's GPU run, judged here): a search that kept each
+#     shape's winner at a quarter of the GPU time passes; one that kept the losers, or spent
+#     half the time, fails
 # Environment (set by CTest): TB, TB_SRC, TB_VARIANTS_GRID.
 set -u
 pass=0; fail=0
@@ -154,6 +157,38 @@ out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_J
 n2=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM search_models').fetchone()[0])" "$tmp/gpu.db" 2>&1)
 [ $rc = 0 ] && [ "$n1" = 1 ] && [ "$n2" = 2 ] && grep -q "starting from the model fitted on [0-9]* timings on recorded H100" <<<"$out" \
     && grep -q "the fitted model stored in" <<<"$out" && ok search-5.2 || bad search-5.2 "exit $rc, models $n1 then $n2: $(head -2 <<<"$out")"
+
+# 6: search-gpu.sh --compare on searches made from the recording (the exhaustive sweep: the
+# recording as small.db, an empty large.db)
+mkdir -p "$tmp/exh" "$tmp/s-good" "$tmp/s-miss" "$tmp/s-dear"
+cp "$DB" "$tmp/exh/small.db"; cp "$DB" "$tmp/exh/large.db"
+/usr/bin/python3 - "$tmp" <<'PYEOF'
+import json, sqlite3, shutil, sys
+t = sys.argv[1]
+c = sqlite3.connect(f"{t}/exh/large.db"); c.execute("DELETE FROM measurements"); c.execute("DELETE FROM runs"); c.commit()
+def make(dirname, keep_best, share):
+    f = f"{t}/{dirname}/search.db"
+    shutil.copy(f"{t}/exh/small.db", f)
+    c = sqlite3.connect(f)
+    rows = c.execute("SELECT x.id, x.problem_id, x.median_ms FROM measurements x JOIN variants v ON v.id = x.variant_id "
+                     "WHERE x.status = 'ok' AND x.disposition = 'passed' AND v.name LIKE 'wgmma_bf16%'").fetchall()
+    by = {}
+    for i, pid, med in rows: by.setdefault(pid, []).append((med, i))
+    keep = {sorted(v)[0 if keep_best else -1][1] for v in by.values()}
+    c.execute(f"DELETE FROM measurements WHERE id NOT IN ({','.join(map(str, keep))})")
+    for rid, pj in c.execute("SELECT id, phases_json FROM runs").fetchall():
+        d = json.loads(pj or "{}"); d["total_s"] = d.get("total_s", 0.0) * share
+        c.execute("UPDATE runs SET phases_json = ? WHERE id = ?", (json.dumps(d), rid))
+    c.commit()
+make("s-good", True, 0.25); make("s-miss", False, 0.25); make("s-dear", True, 0.5)
+PYEOF
+out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-good" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "^found 17 of 17 shapes (100 %); GPU time: search .* (25 %)$" <<<"$out" \
+    && ok search-6.1 || bad search-6.1 "exit $rc: $(tail -2 <<<"$out")"
+out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-miss" 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(grep -c MISSED <<<"$out")" = 17 ] && ok search-6.2 || bad search-6.2 "exit $rc: $(tail -2 <<<"$out")"
+out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-dear" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "(50 %)$" <<<"$out" && ok search-6.3 || bad search-6.3 "exit $rc: $(tail -2 <<<"$out")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
