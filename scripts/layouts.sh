@@ -14,6 +14,7 @@
 #                                     shape, and the geometric means, from DIR's perf-*.db
 set -u
 cd "$(dirname "$0")/.."
+# Exit: 0 when every layout's sweep exited 0, 1 otherwise (2: bad arguments).
 if [ "${1:-}" = --ratios ]; then
     exec /usr/bin/python3 - "${2:?usage: layouts.sh --ratios DIR}" <<'PYEOF'
 import math, os, sqlite3, sys
@@ -59,6 +60,7 @@ out=${OUT:-/tmp/tb-layouts}; mkdir -p "$out"
 log=$out/layouts.log
 TB=$P/bin/tilebench V=$P/lib/tilebench/variants
 echo "== $(date +%T) GPU as found: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv,noheader)" | tee -a "$log"
+status=0
 for lay in tn nn nt tt; do
     s=$(date +%s)
     case ${3:-} in
@@ -69,5 +71,8 @@ for lay in tn nn nt tt; do
                   --db "$out/valid.db" >> "$log" 2>&1 ;;
         *) echo "layouts: --part perf|valid" >&2; exit 2 ;;
     esac
-    echo "== $(date +%T) ${3} $lay: exit $? in $(( $(date +%s) - s )) s" | tee -a "$log"
+    rc=$?
+    [ $rc = 0 ] || status=1
+    echo "== $(date +%T) ${3} $lay: exit $rc in $(( $(date +%s) - s )) s" | tee -a "$log"
 done
+exit $status

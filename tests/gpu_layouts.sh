@@ -55,7 +55,7 @@ for lay in tn nn; do
         --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
         --db "$tmp/skinny-pad-$lay.db" 2>"$tmp/err-skinny-$lay"
     "$TB" sweep --variants "$GRID" --filter "skinny_bf16_*_$lay" --layout $lay \
-        --shapes 1x4096x4096,16x4096x4096,33x1000x1000,64x640x320 \
+        --shapes 1x4096x4096,16x4096x4096,33x1000x1000,64x640x320,1x4096x1000,16x4096x1000 \
         --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
         --db "$tmp/skinny-$lay.db" 2>>"$tmp/err-skinny-$lay"
     "$TB" export --db "$tmp/skinny-pad-$lay.db" --format json > "$tmp/skinny-pad-$lay.json" 2>/dev/null
@@ -68,7 +68,7 @@ bad = [f"{r['variant']['name']} {r['problem']['m']}x{r['problem']['n']}x{r['prob
        if not (r["status"] == "ok" and r["disposition"] == "passed")]
 print(f"skinny: {len(res)} measurements, {len(bad)} not ok/passed")
 for b in bad[:10]: print("FAIL", b)
-sys.exit(1 if bad or len(res) != 10 else 0)
+sys.exit(1 if bad or len(res) != 12 else 0)
 PYEOF
 done
 finish

@@ -70,7 +70,8 @@ int choose(const tb_problem *p, int *row)
     *row = -1;
     if (l == 0 && g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return -1;
     int rows_l = 0;                      /* the table's rows measured in this layout */
-    for (int i = 0; tb_auto_rows[i].point != -2; i++) rows_l += tb_auto_rows[i].layout == l;
+    for (int i = 0; tb_auto_rows[i].point != -2; i++)   /* wgmma rows only: skinny rows skip */
+        rows_l += tb_auto_rows[i].point >= 0 && tb_auto_rows[i].layout == l;
     const int from = rows_l ? l : 0;
     double best = INFINITY;
     int pick = 0;
