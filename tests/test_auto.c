@@ -12,6 +12,7 @@
 #include "worker/loader.h"
 #include "driver/shapes.h"
 #include "common/tb.h"
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,21 @@
 static size_t up256(size_t x) { return (x + 255) / 256 * 256; }
 static int64_t pitch(int64_t cols, long align) { return (cols + align - 1) / align * align; }
 
-/* The table's pitch_align (elements; 8 when the file says none) from auto-table.json. */
+/* The table's pitch_align (elements; 8 when the file says none, as CMake reads it) from
+ * auto-table.json; -1 when the file cannot be read or parsed. */
 static long table_align(const char *path)
 {
-    long align = 8;
-    FILE *f = path ? fopen(path, "r") : NULL;
+    FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) return -1;
-    char buf[1 << 14];
+    char buf[1 << 16];
     const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
     fclose(f);
-    const char *at = strstr(buf, "\"pitch_align\"");
-    if (at && (at = strchr(at, ':'))) align = strtol(at + 1, NULL, 10);
+    buf[n] = 0;
+    cJSON *t = cJSON_Parse(buf);
+    if (!t) return -1;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "pitch_align");
+    const long align = cJSON_IsNumber(a) ? (long)a->valuedouble : 8;
+    cJSON_Delete(t);
     return align;
 }
 
