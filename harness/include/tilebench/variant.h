@@ -102,12 +102,36 @@ typedef struct tb_gemm {
     double   alpha, beta;   /* beta == 0 means C is not read (and may be NULL) */
 } tb_gemm;
 
+/* Growth 1 (FP8, appended after v1's tb_problem): per-tensor scales of 8-bit operands.
+ * The value an E4M3/E5M2 element stands for is scale * decode(bits); the product is
+ *     D = alpha * (scale_a * A) (scale_b * B) + beta * C,
+ * accumulated in acc_type (FP32), rounded once to d_type. For 16- and 32-bit operands the
+ * host sets both scales to 1 and a variant may ignore them. */
+typedef struct tb_gemm_scales {
+    float scale_a, scale_b; /* finite and > 0 */
+    uint32_t reserved[2];   /* 0; room to append without moving what follows */
+} tb_gemm_scales;
+
 typedef struct tb_problem {
     uint32_t struct_size;   /* sizeof(tb_problem) as the host built it */
     uint32_t op;            /* a tb_op; read only the member it names */
     tb_gemm  gemm;          /* op == TB_OP_GEMM */
+    /* ---- v1 ends here ---- */
+    tb_gemm_scales gemm_scales; /* growth 1; covered when struct_size >= TB_PROBLEM_G1_SIZE */
     /* new operations' members are appended here */
 } tb_problem;
+
+/* Sizes of the problem layouts so far. A variant built against a header older than growth 1
+ * never sees gemm_scales: it cannot express an FP8 product, so the host never offers it one
+ * (the rule in docs/writing-a-variant.md, "Growth"). A variant says which layout it was built
+ * against by answering extension(TB_EXT_PROBLEM_SIZE) with a pointer to a uint32_t holding
+ * sizeof(tb_problem); a variant without that answer is treated as v1. */
+#define TB_PROBLEM_V1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales)))
+#define TB_PROBLEM_G1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales) + sizeof(tb_gemm_scales)))
+#define TB_EXT_PROBLEM_SIZE "tb.problem_size"
+
+/* True when a is an 8-bit floating-point type (the types that carry a scale). */
+static inline int tb_dtype_is_fp8(uint32_t t) { return t == TB_DTYPE_E4M3 || t == TB_DTYPE_E5M2; }
 
 /* Device buffers of one launch. For TB_OP_GEMM: in[0] = A, in[1] = B, in[2] = C (NULL when
  * beta == 0), out[0] = D. Every pointer is at least 256-byte aligned. */
