@@ -11,7 +11,7 @@
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
 #   call 2  gpu_smoke                                                                  95 s
-#           gpu_wgmma_probe, gpu_layouts (issue 31: a few wgmma points' four layouts against a
+#           gpu_wgmma_probe, gpu_wgmma_fp8_probe (issue 23, not yet timed), gpu_layouts (issue 31: a few wgmma points' four layouts against a
 #           CPU product, then every point in tn nn nt tt; twelfth session, H100: the probe a few
 #           seconds, gpu_layouts 23 s at three samples, now five, not yet timed)
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
@@ -21,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/.."
 plan_tests=("gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
-            "gpu_smoke gpu_wgmma_probe gpu_layouts" "gpu_resume")
+            "gpu_smoke gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -46,7 +46,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_layouts)
+tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
@@ -59,6 +59,8 @@ for t in "${tests[@]}"; do
             "$TB_VARIANTS_GRID"/wgmma_bf16_128x256x64_c1x2_s4_cooperative_rasterm_sw16.so \
             "$TB_VARIANTS_GRID"/wgmma_bf16_64x256x64_c2x1_s4_pingpong_rasterm_sw16.so \
             "$TB_VARIANTS_GRID"/wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tail-streamk.so > "$out/$t.log" 2>&1; rc=$?
+    elif [ $t = gpu_wgmma_fp8_probe ]; then   # as CTest's: every FP8 point (issue 23)
+        "$P/libexec/tilebench/tests/wgmma_fp8_probe" "$TB_VARIANTS_GRID"/wgmma_e4m3_*.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_nvml_sampler ]; then "$P/libexec/tilebench/tests/test_nvml_sampler" --gpu > "$out/$t.log" 2>&1; rc=$?
     else bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?; fi
     case $rc in 0) r=passed;; 77) r="SKIPPED (a failure here: a GPU is present)";; *) r="FAILED ($rc)";; esac
@@ -67,7 +69,8 @@ for t in "${tests[@]}"; do
 done
 
 # SASS facts of every shipped variant (default and grid); every wgmma point must have HGMMA
-# and no HMMA fallback, TMA loads (UTMALDG), and a cluster point the multicast form. A wgmma
+# and no HMMA fallback, TMA loads (UTMALDG), and a cluster point the multicast form; an FP8
+# point (wgmma_e4m3_*) QGMMA .F32.E4M3.E4M3 instead of HGMMA, and no local memory. A wgmma
 # point's library holds one kernel per layout (issue 31: wgmma_gemm<AMN, BMN>, tn nn nt tt):
 # each is counted on a line of its own and must pass those checks by itself, with no local
 # memory traffic (LDL/STL: a spill; ptxas -v says 0 bytes at build time)
@@ -81,6 +84,16 @@ sass_bad=0
       $hg $hm $tl $mc "$(grep -c UTMASTG <<<"$s")" "$(grep -c LDGSTS <<<"$s")" "$(grep -c LDSM <<<"$s")"
     if [[ $n == wgmma_auto* ]]; then   # its points are Hopper kernels; its skinny path is mma.sync
         if [ $hg = 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
+    elif [[ $n == wgmma_e4m3_* ]]; then   # FP8 (issue 23): one tn kernel; the E4M3 warpgroup MMA
+        # disassembles as QGMMA (QGMMA.64xNx32.F32.E4M3.E4M3), never HGMMA or an HMMA fallback
+        qg=$(grep -c 'QGMMA' <<<"$s"); qe=$(grep -c 'QGMMA\.64x[0-9]*x32\.F32\.E4M3\.E4M3' <<<"$s")
+        ll=$(grep -cE '\b(LDL|STL)\b' <<<"$s")
+        printf "  tn  QGMMA %4d (.F32.E4M3.E4M3 %4d) HGMMA %d HMMA %d UTMALDG %3d MULTICAST %2d LDL/STL %d\n" \
+          $qg $qe $hg $hm $tl $mc $ll
+        if [ $qg = 0 ] || [ $qe != $qg ] || [ $hg != 0 ] || [ $hm != 0 ] || [ $tl = 0 ]; then
+            echo "  NOT AN FP8 HOPPER KERNEL: $n"; sass_bad=1; fi
+        if [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && [ $mc = 0 ]; then echo "  NO MULTICAST: $n"; sass_bad=1; fi
+        if [ $ll != 0 ]; then echo "  LOCAL MEMORY (spills?): $n"; sass_bad=1; fi
     elif [[ $n == wgmma_* ]]; then
         if [ $hg = 0 ] || [ $hm != 0 ] || [ $tl = 0 ]; then echo "  NOT A HOPPER KERNEL: $n"; sass_bad=1; fi
         if [[ $n == *_c2x1_* || $n == *_c1x2_* ]] && [ $mc = 0 ]; then echo "  NO MULTICAST: $n"; sass_bad=1; fi

@@ -1,0 +1,260 @@
+/* wgmma_fp8_probe.c - a quick look at the FP8 wgmma family (issue 23) outside the harness:
+ * loads wgmma_e4m3 point libraries with dlopen, and for each variant builds E4M3 problems in
+ * layout tn (A row-major, B column-major, C and D BF16 row-major, per-tensor scales in
+ * tb_problem.gemm_scales), runs setup/launch/teardown on its own buffers and compares D with a
+ * CPU product in double of the decoded E4M3 values.
+ *  - exact cases: A and B small integers (-3..3, exact in E4M3, every partial sum an integer
+ *    far below 2^13, so exact however few bits the tensor core keeps), scales 0.5 and 2 (then
+ *    0.25 and 3, alpha 0.5, beta -0.75 with C), D within BF16 rounding (2^-7 relative) or
+ *    wrong; shapes with partial tiles, a partial k-block, k below one k-block, padded pitches.
+ *    A failure prints the first wrong element and, over D's first 128 x 128, a map of 16 x 16
+ *    blocks ('.' right, '#' any element wrong).
+ *  - accumulation case: A and B random positive E4M3 in [0.5, 2), k = 8192: every sum grows
+ *    to about 10^4, where an accumulator of about 14 bits (DeepSeek-V3's reading of Hopper's
+ *    FP8 MMA) loses its low bits. Prints the largest and the mean relative error; fails only
+ *    above 2^-5 (a wrong product, not an imprecise one), so that the validation rule, not
+ *    this probe, decides which points are precise enough. Points with promote-1 should read
+ *    near BF16 rounding (about 2^-9 mean), promote-0 points larger if the reading is right.
+ *   wgmma_fp8_probe [--shapes MxNxK,...] LIB.so...
+ * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
+#define _GNU_SOURCE
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tilebench/variant.h"
+#include "tb_gemm_problem.h"
+
+static double e4m3_value[256];      /* decode table; NaN for 0x7f and 0xff */
+
+static void e4m3_table(void)
+{
+    for (int b = 0; b < 256; b++) {
+        const int s = b >> 7, e = (b >> 3) & 15, m = b & 7;
+        double v;
+        if (e == 15 && m == 7) v = NAN;
+        else if (e == 0) v = ldexp(m / 8.0, -6);
+        else v = ldexp(1.0 + m / 8.0, e - 7);
+        e4m3_value[b] = s ? -v : v;
+    }
+}
+
+static uint8_t e4m3_of(double v)    /* exact values only (the probe's integers) */
+{
+    for (int b = 0; b < 256; b++)
+        if (e4m3_value[b] == v && !(v == 0 && b != 0)) return (uint8_t)b;
+    fprintf(stderr, "%g is not an E4M3 value\n", v);
+    exit(2);
+}
+
+static uint16_t to_bf16(float f)    /* round to nearest even */
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return rng;
+}
+
+static uint8_t random_positive(void)  /* a random E4M3 value in [0.5, 2): exponents 6 and 7 */
+{
+    return (uint8_t)((6 + (next() & 1)) << 3 | (next() & 7));
+}
+
+/* One variant on one problem; `accum` is the random positive case (reported, loose check).
+ * 0 right, 1 wrong or failed. */
+static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t pad, float sa,
+                 float sb, double alpha, double beta, int accum)
+{
+    tb_problem p = tb_test_gemm("tn", m, n, k, 0);
+    tb_gemm *g = &p.gemm;
+    g->a_type = g->b_type = TB_DTYPE_E4M3;
+    g->lda = k + pad; g->ldb = k + 2 * pad; g->ldc = g->ldd = n + pad / 2;
+    g->stride_a = m * g->lda; g->stride_b = n * g->ldb; g->stride_c = g->stride_d = m * g->ldd;
+    g->alpha = alpha; g->beta = beta;
+    p.gemm_scales.scale_a = sa;
+    p.gemm_scales.scale_b = sb;
+    printf("%-66s %5lldx%5lldx%5lld pad %2lld s %4.2f %4.2f a %4.2f b %5.2f%s: ", v->name,
+           (long long)m, (long long)n, (long long)k, (long long)pad, sa, sb, alpha, beta,
+           accum ? " acc" : "");
+    char why[256] = "";
+    if (v->supports && !v->supports(&p, why, sizeof why)) {
+        printf("not supported: %s\n", why);
+        return 1;
+    }
+    const size_t na = (size_t)(m * g->lda), nb = (size_t)(n * g->ldb), nd = (size_t)(m * g->ldd);
+    uint8_t *ha = calloc(na, 1), *hb = calloc(nb, 1);
+    uint16_t *hc = malloc(nd * 2), *hd = malloc(nd * 2);
+    double *ref = calloc(nd, sizeof *ref);
+    if (!ha || !hb || !hc || !hd || !ref) { printf("out of memory\n"); exit(1); }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t kk = 0; kk < k; kk++)
+            ha[i * g->lda + kk] = accum ? random_positive() : e4m3_of((double)((int)(next() % 7) - 3));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t kk = 0; kk < k; kk++)
+            hb[j * g->ldb + kk] = accum ? random_positive() : e4m3_of((double)((int)(next() % 7) - 3));
+    for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(next() % 7) - 3));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            const uint8_t *ar = ha + i * g->lda, *bc = hb + j * g->ldb;
+            for (int64_t kk = 0; kk < k; kk++) s += e4m3_value[ar[kk]] * e4m3_value[bc[kk]];
+            ref[i * g->ldd + j] = alpha * (double)sa * (double)sb * s +
+                                  (beta != 0.0 ? beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
+        }
+    void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *state = NULL;
+    cudaStream_t st = NULL;
+    int bad = 1;
+    char msg[512] = "";
+    if (cudaMalloc(&da, na) || cudaMalloc(&db, nb) || cudaMalloc(&dc, nd * 2) ||
+        cudaMalloc(&dd, nd * 2) || cudaStreamCreate(&st) ||
+        cudaMemcpy(da, ha, na, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(db, hb, nb, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(dc, hc, nd * 2, cudaMemcpyHostToDevice) || cudaMemset(dd, 0xff, nd * 2)) {
+        printf("CUDA set-up failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+        goto out;
+    }
+    if (v->setup && v->setup(&p, (tb_stream)st, &state, msg, sizeof msg)) {
+        printf("setup failed: %s\n", msg);
+        goto out;
+    }
+    tb_buffers io;
+    memset(&io, 0, sizeof io);
+    io.struct_size = sizeof io;
+    io.in[0] = da; io.in[1] = db; io.in[2] = beta != 0.0 ? dc : NULL; io.out[0] = dd;
+    int rc = v->launch(state, &p, &io, NULL, 0, (tb_stream)st);
+    cudaError_t e = cudaStreamSynchronize(st);
+    if (rc || e != cudaSuccess) {
+        printf("launch returned %d, then %s\n", rc, cudaGetErrorString(e));
+        if (v->teardown) v->teardown(state);
+        goto out;
+    }
+    char desc[512] = "";
+    if (v->describe) v->describe(state, desc, sizeof desc);
+    if (v->teardown) v->teardown(state);
+    cudaMemcpy(hd, dd, nd * 2, cudaMemcpyDeviceToHost);
+    size_t nbad = 0, first = (size_t)-1, count = 0;
+    double maxerr = 0, maxrel = 0, sumrel = 0;
+    const double tol = accum ? 0x1p-5 : 0x1p-7;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            const size_t x = (size_t)(i * g->ldd + j);
+            const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
+            const int wrong = !(err <= fabs(ref[x]) * tol + 1e-6);   /* NaN counts as wrong */
+            if (wrong && first == (size_t)-1) first = x;
+            nbad += wrong;
+            if (err > maxerr || got != got) maxerr = got != got ? INFINITY : err;
+            if (ref[x] != 0) {
+                const double r = err / fabs(ref[x]);
+                if (r > maxrel || r != r) maxrel = r != r ? INFINITY : r;
+                sumrel += r;
+                count++;
+            }
+        }
+    bad = nbad != 0;
+    printf("%s: %zu of %lld wrong, max abs err %g", bad ? "WRONG" : "right", nbad,
+           (long long)(m * n), maxerr);
+    if (accum)
+        printf(", relative error max %.3g (2^%.1f) mean %.3g (2^%.1f)", maxrel, log2(maxrel),
+               sumrel / (double)(count ? count : 1), log2(sumrel / (double)(count ? count : 1)));
+    printf("  (%s)\n", desc);
+    if (bad) {
+        printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)g->ldd,
+               first % (size_t)g->ldd, from_bf16(hd[first]), ref[first]);
+        printf("    D's first 128 x 128 by 16 x 16 blocks (rows down, columns across):\n");
+        for (int64_t bi = 0; bi < 8 && bi * 16 < m; bi++) {
+            printf("      ");
+            for (int64_t bj = 0; bj < 8 && bj * 16 < n; bj++) {
+                int any = 0;
+                for (int64_t i = bi * 16; i < bi * 16 + 16 && i < m; i++)
+                    for (int64_t j = bj * 16; j < bj * 16 + 16 && j < n; j++) {
+                        const size_t x = (size_t)(i * g->ldd + j);
+                        const double got = from_bf16(hd[x]);
+                        any |= !(fabs(got - ref[x]) <= fabs(ref[x]) * tol + 1e-6);
+                    }
+                putchar(any ? '#' : '.');
+            }
+            putchar('\n');
+        }
+    }
+out:
+    if (st) cudaStreamDestroy(st);
+    cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd);
+    free(ha); free(hb); free(hc); free(hd); free(ref);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *shapes = "128x256x128,256x512x256,200x136x144,130x264x48,384x640x320";
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--shapes") == 0) { shapes = argv[2]; first = 3; }
+    if (first >= argc) {
+        printf("usage: wgmma_fp8_probe [--shapes MxNxK,...] LIB.so...\n");
+        return 2;
+    }
+    e4m3_table();
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        major != 9 || minor != 0) {
+        printf("SKIP: no GPU of compute capability 9.0 (the wgmma_e4m3 family is sm_90a)\n");
+        return 77;
+    }
+    int64_t sh[32][3];
+    int ns = 0;
+    for (const char *s = shapes; *s && ns < 32;) {
+        long long a, b, c;
+        int used = 0;
+        if (sscanf(s, "%lldx%lldx%lld%n", &a, &b, &c, &used) != 3) { printf("bad shape list '%s'\n", shapes); return 2; }
+        sh[ns][0] = a; sh[ns][1] = b; sh[ns][2] = c; ns++;
+        s += used;
+        if (*s == ',') s++;
+    }
+    int fails = 0, runs = 0;
+    for (int f = first; f < argc; f++) {
+        void *h = dlopen(argv[f], RTLD_NOW | RTLD_LOCAL);
+        tb_variant_query_fn q = h ? (tb_variant_query_fn)dlsym(h, TB_VARIANT_ENTRY) : NULL;
+        if (!q) { printf("%s: %s\n", argv[f], h ? "no query" : dlerror()); fails++; continue; }
+        for (uint32_t i = 0; i < 16; i++) {
+            const tb_variant *v = q(TB_VARIANT_ABI_VERSION, i);
+            if (!v) break;
+            char name[128];
+            tb_variant_make_name(v->family, v->params, name, sizeof name);   /* the loader's names */
+            if (strcmp(name, v->name)) { printf("%s: name %s, want %s\n", argv[f], v->name, name); fails++; }
+            const uint32_t *ps = v->extension ? (const uint32_t *)v->extension(TB_EXT_PROBLEM_SIZE) : NULL;
+            if (!ps || *ps < TB_PROBLEM_G1_SIZE) {
+                printf("%s: extension(\"%s\") does not say it reads gemm_scales\n", v->name, TB_EXT_PROBLEM_SIZE);
+                fails++;
+            }
+            for (int s = 0; s < ns; s++) {
+                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 0, 0.5f, 2.0f, 1.0, 0.0, 0);
+                runs++;
+            }
+            const int64_t *l = sh[ns - 1];
+            fails += probe(v, l[0], l[1], l[2], 16, 0.25f, 3.0f, 0.5, -0.75, 0);   /* pitches, C */
+            fails += probe(v, 256, 384, 8192, 0, 1.0f, 1.0f, 1.0, 0.0, 1);          /* accumulation */
+            runs += 2;
+        }
+    }
+    printf("%d runs, %d wrong or failed\n", runs, fails);
+    return fails ? 1 : 0;
+}
