@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/search_gpu.h"
 #include "driver/catalog.h"
 #include "driver/search.h"
 #include "driver/shapes.h"
@@ -32,6 +33,7 @@ static void help(void)
     printf("usage: tilebench search [--replay DB | --db FILE [--variants PATH]...] [--family NAME]\n"
            "                        [--shapes SPEC] [--per-round N]\n"
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
+           "                        [--max-samples N]\n"
            "                        [--explain] [--table FILE]\n"
            "\n"
            "For each shape (layout tn), predict the time of every point of a tiled family (tile,\n"
@@ -43,8 +45,11 @@ static void help(void)
            "  --replay DB     take every timing from DB, a database of an exhaustive sweep (ok and\n"
            "                  passed measurements of the family; a point DB lacks counts as failed),\n"
            "                  and compare what the search finds with the sweep's own winner\n"
-           "  --db FILE       without --replay: time on the GPU, each round a sweep run stored in\n"
-           "                  FILE (default results/tilebench.db; validated, no energy)\n"
+           "  --db FILE       without --replay: time on the GPU, each round a run stored in FILE\n"
+           "                  (default results/tilebench.db; validated as a sweep validates, no\n"
+           "                  energy; the GPU and the libraries are probed once per search)\n"
+           "  --max-samples N without --replay: samples per timed point at most (default 10: a\n"
+           "                  search ranks points, the sweep's 0.5 %% noise target is not needed)\n"
            "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
            "                  variants and variants-grid beside them)\n"
            "  --family NAME   the family searched (default wgmma)\n"
@@ -145,75 +150,6 @@ static int add_point(replay *rp, const char *name, const tb_knobs *k)
     return p;
 }
 
-/* timing on the GPU: one `tilebench sweep` run per round, the round's points (--filter by
- * name) on one shape, stored in db; then its results read back */
-typedef struct gpu_ctx {
-    const tb_paths *paths;
-    char **vpaths;
-    size_t nv;
-    const char *db;
-} gpu_ctx;
-
-static int gpu_time(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
-                    int64_t nn, int64_t k, double *ms, double *clk, double *cost_s, char *msg,
-                    size_t len)
-{
-    const gpu_ctx *g = ctx;
-    char shape[80];
-    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)nn, (long long)k);
-    char *av[2 * TB_CLI_MAX_REPEAT + 2 * 64 + 16];
-    int ac = 0;
-    av[ac++] = "sweep";
-    for (size_t i = 0; i < g->nv; i++) { av[ac++] = "--variants"; av[ac++] = g->vpaths[i]; }
-    for (int i = 0; i < n && i < 64; i++) { av[ac++] = "--filter"; av[ac++] = (char *)pts[idx[i]].name; }
-    av[ac++] = "--shapes"; av[ac++] = shape;
-    av[ac++] = "--db"; av[ac++] = (char *)g->db;
-    av[ac++] = "--no-energy"; av[ac++] = "--no-progress"; av[ac++] = "--quiet";
-    av[ac] = NULL;
-    int64_t before = 0;             /* the newest run before this round's: the round's must be newer */
-    {
-        tb_store *s0 = NULL;
-        char m0[TB_MSG_LEN];
-        FILE *f = fopen(g->db, "r");
-        if (f) {
-            fclose(f);
-            if (tb_store_open(g->db, 0, 1, &s0, m0, sizeof m0) == TB_OK) {
-                if (tb_store_run_latest(s0, &before, m0, sizeof m0) != TB_OK) before = 0;
-                tb_store_close(s0);
-            }
-        }
-    }
-    const int src = cmd_sweep(ac, av, g->paths);
-    if (src == TB_EXIT_USAGE || src == TB_EXIT_INTR)
-        return tb_fail(msg, len, src == TB_EXIT_INTR ? TB_EINTR : TB_EUSAGE, "the sweep of %s failed (exit %d)", shape, src);
-    tb_store *st = NULL;
-    int rc = tb_store_open(g->db, 0, 1, &st, msg, len);
-    int64_t run = 0;
-    if (rc == TB_OK) rc = tb_store_run_latest(st, &run, msg, len);
-    if (rc == TB_OK && run <= before)
-        rc = tb_fail(msg, len, TB_EIO, "the sweep of %s stored no run in '%s' (exit %d)", shape, g->db, src);
-    tb_result_row *rows = NULL;
-    size_t nr = 0;
-    if (rc == TB_OK) rc = tb_store_results(st, run, &rows, &nr, msg, len);
-    tb_run_info ri;
-    char m2[TB_MSG_LEN];
-    tb_phases ph;
-    if (rc == TB_OK && tb_store_run_get(st, run, &ri, m2, sizeof m2) == TB_OK &&
-        tb_phases_from_json(ri.phases_json, &ph, m2, sizeof m2) == TB_OK)
-        *cost_s += ph.total_s;
-    for (size_t r = 0; rc == TB_OK && r < nr; r++)
-        for (int i = 0; i < n; i++)
-            if (!strcmp(rows[r].v.name, pts[idx[i]].name) && rows[r].p.m == m && rows[r].p.n == nn &&
-                rows[r].p.k == k && rows[r].m.status == TB_STATUS_OK &&
-                rows[r].m.disposition == TB_DISP_PASSED && rows[r].m.median_ms > 0) {
-                ms[i] = rows[r].m.median_ms;
-                clk[i] = rows[r].m.clock_mhz;
-            }
-    free(rows);
-    if (st) tb_store_close(st);
-    return rc;
-}
-
 /* 1 when a variant's parameters name a layout other than tn (the layout every search sweeps
  * and replays): a family that exports one variant per layout (wgmma, issue 31) is searched
  * among its tn points */
@@ -226,33 +162,24 @@ static int other_layout(const char *params_json)
     return other;
 }
 
-/* the points of `family` among the libraries of vpaths (probed by a worker, as list does),
- * in layout tn */
-static int load_points(const tb_paths *paths, char **vpaths, size_t nv, const char *family,
-                       replay *rp, char *msg, size_t len)
+/* the points of `family` among the variants of cat (probed by a worker, as list does), in
+ * layout tn */
+static int load_points(const tb_catalog *cat, const char *family, replay *rp, char *msg, size_t len)
 {
-    char **files = NULL;
-    size_t nfiles = 0;
-    tb_catalog cat;
-    memset(&cat, 0, sizeof cat);
-    int rc = tb_catalog_expand(vpaths, nv, &files, &nfiles, msg, len);
-    if (rc == TB_OK) rc = tb_catalog_load(&cat, paths->worker, files, nfiles, msg, len);
-    for (size_t i = 0; rc == TB_OK && i < cat.n; i++) {
+    int rc = TB_OK;
+    for (size_t i = 0; i < cat->n; i++) {
         tb_knobs k;
         char m2[TB_MSG_LEN];
-        if (strcmp(cat.v[i].family, family) || other_layout(cat.v[i].params_json) ||
-            tb_knobs_parse(cat.v[i].params_json, &k, m2, sizeof m2) != TB_OK)
+        if (strcmp(cat->v[i].family, family) || other_layout(cat->v[i].params_json) ||
+            tb_knobs_parse(cat->v[i].params_json, &k, m2, sizeof m2) != TB_OK)
             continue;
-        if (add_point(rp, cat.v[i].name, &k) < 0) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
+        if (add_point(rp, cat->v[i].name, &k) < 0) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
     }
     for (int i = 0; i < rp->n_pts; i++) rp->pts[i].name = rp->names[i];
-    tb_catalog_free(&cat);
-    tb_strv_free(files, nfiles);
     if (rc == TB_OK && !rp->n_pts)
         rc = tb_fail(msg, len, TB_EUSAGE, "no variant of family '%s' with tile parameters among the libraries given", family);
     return rc;
 }
-
 
 /* Every ok/passed measurement of `family` in every run of db; the machine from the first
  * environment (and its newest calibration's DRAM figure, else dram_gbps). */
@@ -380,11 +307,12 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "explain", no_argument, 0, 'e' }, { "table", required_argument, 0, 't' },
         { "quantile", required_argument, 0, 'q' }, { "explore", required_argument, 0, 'x' },
         { "db", required_argument, 0, 'D' }, { "variants", required_argument, 0, 'V' },
+        { "max-samples", required_argument, 0, 'M' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
-    long long per_round = 2, explore = -1;
+    long long per_round = 2, explore = -1, max_samples = 10;
     double budget = 0, dram = 3000, quantile = 0.8;
     int explain = 0, c;
     opterr = 0;
@@ -402,6 +330,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         case 'q': if (tb_cli_double("--quantile", optarg, 0, 1, &quantile)) return TB_EXIT_USAGE; break;
         case 't': table = optarg; break;
         case 'D': out_db = optarg; break;
+        case 'M': if (tb_cli_int("--max-samples", optarg, 1, 100000, &max_samples)) return TB_EXIT_USAGE; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
         case 'h': help(); return TB_EXIT_OK;
         default: return tb_cli_bad_option("search", argv, optind, optopt);
@@ -416,7 +345,10 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     int rc;
     tb_environment env;
     memset(&env, 0, sizeof env);
-    gpu_ctx gc = { paths, vpaths, nv, out_db ? out_db : TB_DEFAULT_DB };
+    tb_search_gpu gc;
+    memset(&gc, 0, sizeof gc);
+    gc.db = out_db ? out_db : TB_DEFAULT_DB;
+    int gpu_open = 0;
     char grid[sizeof paths->variants_dir + 16];
     if (db) {
         rc = load_replay(db, family, dram, &rp, msg, sizeof msg);
@@ -426,11 +358,12 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             snprintf(grid, sizeof grid, "%s-grid", paths->variants_dir);
             FILE *f = fopen(grid, "r");
             if (f) { fclose(f); vpaths[nv++] = grid; }
-            gc.nv = nv;
         }
         if (!shapes_spec) shapes_spec = "square";
-        rc = load_points(paths, vpaths, nv, family, &rp, msg, sizeof msg);
-        if (rc == TB_OK) rc = tb_sweep_probe_env(paths->worker, "0", &env, msg, sizeof msg);
+        rc = tb_search_gpu_open(&gc, paths, vpaths, nv, gc.db, (int)max_samples, argc, argv, msg, sizeof msg);
+        gpu_open = rc == TB_OK;
+        if (rc == TB_OK) rc = load_points(&gc.cat, family, &rp, msg, sizeof msg);
+        env = gc.env;
         if (rc == TB_OK) {
             rp.mc.sms = env.sm_count;
             rp.mc.flop_per_clk_sm = tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor);
@@ -440,7 +373,11 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                              env.gpu_name, env.cc_major, env.cc_minor);
         }
     }
-    if (rc) { free(rp.pts); free(rp.names); free(rp.specs); free(rp.r); return tb_cli_fail(rc, msg); }
+    if (rc) {
+        if (gpu_open) tb_search_gpu_close(&gc);
+        free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
+        return tb_cli_fail(rc, msg);
+    }
     /* the shapes: as given, else every shape the file measured the family on */
     tb_shape_list sl = { 0 };
     size_t ns = 0;
@@ -486,7 +423,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     memset(&res, 0, sizeof res);
     if (rc == TB_OK)
         rc = tb_search_run(rp.pts, rp.n_pts, (const int64_t (*)[3])shapes, ns, &rp.mc, &md, &o,
-                           db ? replay_time : gpu_time, db ? (void *)&rp : (void *)&gc, &res, msg, sizeof msg);
+                           db ? replay_time : tb_search_gpu_time, db ? (void *)&rp : (void *)&gc, &res, msg, sizeof msg);
+    if (gpu_open) tb_search_gpu_close(&gc);
     if (rc) {
         free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
         return tb_cli_fail(rc, msg);
