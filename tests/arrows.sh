@@ -6,7 +6,8 @@
 #       NVTX or cuBLAS header, or anything of worker/ or device/
 #   1.3 sqlite3.h is included under store/ and nowhere else
 #   1.4 dlopen is called in worker/loader.c and common/nvml.c and nowhere else
-#   1.5 variants include nothing of the harness but the public ABI header
+#   1.5 variants include nothing of the harness but the public ABI header (a sibling variant
+#       folder's .cuh, ../wgmma/wgmma_ptx.cuh say, is variants, not harness)
 #   1.6 nothing of the worker (worker/ device/) includes the store, the driver, the cli or report
 #   1.7 common/ includes only common/ and the ABI header; store/ only store/ and common/
 #       (the store never prints, never calls up into the cli); report/ never includes cli/
@@ -45,7 +46,7 @@ hits=$(files cli driver store report client format common worker device | grep -
        | grep -vE "^$H/(worker/loader|common/nvml)\.c$" || true)
 [ -z "$hits" ] && ok arrows-1.4 || bad arrows-1.4 "dlopen outside worker/loader.c and common/nvml.c: $hits"
 
-hits=$(grep -rhoE '#include *"[^"]*"' variants | grep -vE '"(tilebench/variant.h|[^/]*\.cuh|\.\./common/[^"]*)"' || true)
+hits=$(grep -rhoE '#include *"[^"]*"' variants | grep -vE '"(tilebench/variant.h|[^/]*\.cuh|\.\./[a-z0-9_]+/[^/"]*\.cuh|\.\./common/[^"]*)"' || true)
 [ -z "$hits" ] && ok arrows-1.5 || bad arrows-1.5 "variants include harness internals: $hits"
 
 hits=$(includes 'sqlite|store/|driver/|cli/|report/|client/|curl' worker device)
