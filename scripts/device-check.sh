@@ -13,7 +13,9 @@
 #   call 2  gpu_smoke                                                                  95 s
 #           gpu_wgmma_probe, gpu_wgmma_fp8_probe (issue 23, not yet timed), gpu_layouts (issue 31: a few wgmma points' four layouts against a
 #           CPU product, then every point in tn nn nt tt; twelfth session, H100: the probe a few
-#           seconds, gpu_layouts 23 s at three samples, now five, not yet timed)
+#           seconds, gpu_layouts 23 s at three samples, now five, not yet timed);
+#           gpu_skinny_probe (the skinny library's four layouts against a CPU product,
+#           thirteenth session, not yet timed: the CPU product about 10 s)
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
 # The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
@@ -21,7 +23,7 @@
 set -u
 cd "$(dirname "$0")/.."
 plan_tests=("gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
-            "gpu_smoke gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_layouts" "gpu_resume")
+            "gpu_smoke gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -46,7 +48,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_layouts)
+tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
@@ -61,6 +63,9 @@ for t in "${tests[@]}"; do
             "$TB_VARIANTS_GRID"/wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tail-streamk.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_wgmma_fp8_probe ]; then   # as CTest's: every FP8 point (issue 23)
         "$P/libexec/tilebench/tests/wgmma_fp8_probe" "$TB_VARIANTS_GRID"/wgmma_e4m3_*.so > "$out/$t.log" 2>&1; rc=$?
+    elif [ $t = gpu_skinny_probe ]; then   # as CTest's gpu_skinny_probe (tests/CMakeLists.txt)
+        "$P/libexec/tilebench/tests/wgmma_layout_probe" --shapes 1x4096x4096,16x4096x1024,64x640x320,33x1000x1000,7x999x1003,1x4097x4093,16x1001x1001,3x7x5,1x1x1,40x129x31 \
+            --pads 0,1,7 "$TB_VARIANTS_GRID"/skinny_bf16_max_m-64.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_nvml_sampler ]; then "$P/libexec/tilebench/tests/test_nvml_sampler" --gpu > "$out/$t.log" 2>&1; rc=$?
     else bash "$P/libexec/tilebench/tests/$t.sh" > "$out/$t.log" 2>&1; rc=$?; fi
     case $rc in 0) r=passed;; 77) r="SKIPPED (a failure here: a GPU is present)";; *) r="FAILED ($rc)";; esac

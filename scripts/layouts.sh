@@ -8,12 +8,56 @@
 #   scripts/layouts.sh PREFIX --part valid   every shipped wgmma point (the default set's) in
 #                                            all four layouts on square and llm, validated, five
 #                                            samples each: valid.db
+#   scripts/layouts.sh PREFIX --part skinny  the skinny variants (skinny_bf16_max_m-64_<layout>,
+#                                            the grid library) beside cublaslt and cublaslt-tuned
+#                                            in tn, nn, nt and tt on the llm shapes with M = 1
+#                                            and 16 (default stop rule, validated, no energy):
+#                                            skinny-<layout>.db
 # Run --part perf in two device calls for issue 31's "two sweeps in separate device calls".
 # Logs and databases under $OUT (or /tmp/tb-layouts): layouts.log, one file for the whole part.
 #   scripts/layouts.sh --ratios DIR   per layout: better cuBLAS median / wgmma_auto median per
 #                                     shape, and the geometric means, from DIR's perf-*.db
+#   scripts/layouts.sh --skinny DIR   per layout and shape (DIR's skinny-*.db): skinny's median,
+#                                     its fraction of the bandwidth bound (B's bytes over
+#                                     3.0 TB/s), better cuBLAS / skinny, and skinny / tn's skinny
 set -u
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --skinny ]; then
+    exec /usr/bin/python3 - "${2:?usage: layouts.sh --skinny DIR}" <<'PYEOF'
+import math, os, sqlite3, sys
+d = sys.argv[1]
+rows = {}
+for lay in ("tn", "nn", "nt", "tt"):
+    f = os.path.join(d, f"skinny-{lay}.db")
+    if not os.path.isfile(f):
+        print(f"{lay}: no {f}"); continue
+    c = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+    for name, m, n, k, med, st, disp in c.execute(
+            "SELECT v.name, p.m, p.n, p.k, x.median_ms, x.status, x.disposition FROM measurements x "
+            "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id"):
+        rows.setdefault((lay, m, n, k), {})[name] = (med, st, disp)
+print(f"{'layout':6} {'shape':>16} {'skinny us':>10} {'bound':>6} {'cuBLAS/sk':>9} {'sk/tn sk':>8}")
+for lay in ("tn", "nn", "nt", "tt"):
+    rs, bad = [], 0
+    for key in sorted(x for x in rows if x[0] == lay):
+        _, m, n, k = key
+        e = rows[key]
+        s = e.get(f"skinny_bf16_max_m-64_{lay}")
+        if not s or s[1] != "ok" or s[2] != "passed":
+            bad += 1; print(f"{lay:6} {m}x{n}x{k:>6}: skinny {s}"); continue
+        cb = [e[x][0] for x in ("cublaslt", "cublaslt-tuned") if x in e and e[x][1] == "ok" and e[x][0]]
+        r = min(cb) / s[0] if cb else float("nan")
+        tn = rows.get(("tn", m, n, k), {}).get("skinny_bf16_max_m-64_tn")
+        rel = tn[0] / s[0] if tn and tn[1] == "ok" else float("nan")
+        frac = n * k * 2 / 3.0e12 / (s[0] * 1e-3)
+        rs.append(r)
+        print(f"{lay:6} {f'{m}x{n}x{k}':>16} {s[0] * 1e3:10.1f} {frac:6.1%} {r:9.3f} {rel:8.3f}")
+    ok = [x for x in rs if x == x]
+    if ok:
+        print(f"{lay}: {len(rs)} shapes ok/passed, {bad} not; geometric mean cuBLAS/skinny "
+              f"{math.exp(sum(map(math.log, ok)) / len(ok)):.3f}")
+PYEOF
+fi
 # Exit: 0 when every layout's sweep exited 0, 1 otherwise (2: bad arguments).
 if [ "${1:-}" = --ratios ]; then
     exec /usr/bin/python3 - "${2:?usage: layouts.sh --ratios DIR}" <<'PYEOF'
@@ -54,8 +98,8 @@ if "tn" in gms:
     print("geometric mean against tn's: " + ", ".join(f"{l} {g / gms['tn']:.3f}" for l, g in gms.items()))
 PYEOF
 fi
-P=$(cd "${1:?usage: layouts.sh PREFIX --part perf|valid}" && pwd) || exit 2
-[ "${2:-}" = --part ] || { echo "layouts: --part perf|valid" >&2; exit 2; }
+P=$(cd "${1:?usage: layouts.sh PREFIX --part perf|valid|skinny}" && pwd) || exit 2
+[ "${2:-}" = --part ] || { echo "layouts: --part perf|valid|skinny" >&2; exit 2; }
 out=${OUT:-/tmp/tb-layouts}; mkdir -p "$out"
 log=$out/layouts.log
 TB=$P/bin/tilebench V=$P/lib/tilebench/variants
@@ -66,10 +110,14 @@ for lay in tn nn nt tt; do
     case ${3:-} in
         perf) "$TB" sweep --variants "$V" --layout $lay --filter "wgmma_auto_bf16_$lay" --filter 'cublaslt*' \
                   --shapes square,llm --no-energy --no-progress --quiet --db "$out/perf-$lay.db" >> "$log" 2>&1 ;;
+        skinny) awk '!/^#/ && NF { split($1, d, "x"); if (d[1] + 0 <= 16) print }' results/shapes/llm.txt > "$out/llm-m16.txt"
+                "$TB" sweep --variants "$V" --variants "$P/lib/tilebench/variants-grid" --layout $lay \
+                  --filter "skinny_bf16_*_$lay" --filter 'cublaslt*' --shapes "$out/llm-m16.txt" \
+                  --no-energy --no-progress --quiet --db "$out/skinny-$lay.db" >> "$log" 2>&1 ;;
         valid) "$TB" sweep --variants "$V" --layout $lay --filter "wgmma_bf16_*_$lay" --shapes square,llm \
                   --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
                   --db "$out/valid.db" >> "$log" 2>&1 ;;
-        *) echo "layouts: --part perf|valid" >&2; exit 2 ;;
+        *) echo "layouts: --part perf|valid|skinny" >&2; exit 2 ;;
     esac
     rc=$?
     [ $rc = 0 ] || status=1

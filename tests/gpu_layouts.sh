@@ -3,8 +3,10 @@
 # default and grid directories) in tn, nn, nt and tt, on square, llm and odd-but-16-byte-aligned
 # shapes (edges inside a 64-wide block in m, n and k; m != n != k), validated (three trials, the
 # last after timing), five samples, no energy burst; every measurement must be ok/passed, and
-# each layout must have measured every point on every shape. layouts-3: the skinny kernel in tn
-# and nn (A column-major) on small-m shapes, odd pitches included, the same way. Not a Hopper GPU (the family is
+# each layout must have measured every point on every shape. layouts-3: the skinny kernels in
+# tn, nn, nt and tt (skinny.cuh: B column-major; skinny_rowb.cuh: B row-major) on small-m
+# shapes, odd pitches (pad 1) and 16-byte rows one past a multiple of 8 (pad 7) included, the
+# same way. Not a Hopper GPU (the family is
 # sm_90a only): skipped. TB_LAYOUT_SHAPES overrides the shapes.
 set -u
 . "$(dirname "$0")/gpu_common.sh"
@@ -48,8 +50,8 @@ sys.exit(1 if fails else 0)
 PYEOF
 done
 
-# layouts-3: skinny's two variants, each in its own layout, on m <= 64 with aligned and odd pitches
-for lay in tn nn; do
+# layouts-3: skinny's four variants, each in its own layout, on m <= 64 with aligned and odd pitches
+for lay in tn nn nt tt; do
     "$TB" sweep --variants "$GRID" --filter "skinny_bf16_*_$lay" --layout $lay \
         --shapes 1x4096x4096,16x4096x4096,33x1000x1000,1x4097x4093,7x999x1003,64x640x320 --pad 1 \
         --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
@@ -58,17 +60,22 @@ for lay in tn nn; do
         --shapes 1x4096x4096,16x4096x4096,33x1000x1000,64x640x320,1x4096x1000,16x4096x1000 \
         --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
         --db "$tmp/skinny-$lay.db" 2>>"$tmp/err-skinny-$lay"
-    "$TB" export --db "$tmp/skinny-pad-$lay.db" --format json > "$tmp/skinny-pad-$lay.json" 2>/dev/null
-    "$TB" export --db "$tmp/skinny-$lay.db" --format json > "$tmp/skinny-$lay.json" 2>/dev/null
-    $PY - "$tmp/skinny-pad-$lay.json" "$tmp/skinny-$lay.json" <<'PYEOF' && ok "layouts-3.$lay" || bad "layouts-3.$lay" "$(tail -2 "$tmp/err-skinny-$lay")"
+    "$TB" sweep --variants "$GRID" --filter "skinny_bf16_*_$lay" --layout $lay \
+        --shapes 1x4097x4097,16x1001x1001,64x1001x329,3x7x5 --pad 7 \
+        --stop fixed:samples=5 --warmup 1 --method cold --no-energy --no-progress --quiet \
+        --db "$tmp/skinny-pad7-$lay.db" 2>>"$tmp/err-skinny-$lay"
+    for d in skinny-pad skinny skinny-pad7; do
+        "$TB" export --db "$tmp/$d-$lay.db" --format json > "$tmp/$d-$lay.json" 2>/dev/null
+    done
+    $PY - "$tmp/skinny-pad-$lay.json" "$tmp/skinny-$lay.json" "$tmp/skinny-pad7-$lay.json" <<'PYEOF' && ok "layouts-3.$lay" || bad "layouts-3.$lay" "$(tail -2 "$tmp/err-skinny-$lay")"
 import json, sys
-res = json.load(open(sys.argv[1]))["results"] + json.load(open(sys.argv[2]))["results"]
+res = [r for f in sys.argv[1:] for r in json.load(open(f))["results"]]
 bad = [f"{r['variant']['name']} {r['problem']['m']}x{r['problem']['n']}x{r['problem']['k']}: "
        f"{r['status']}/{r['disposition']} {r['reason'][:120]}" for r in res
        if not (r["status"] == "ok" and r["disposition"] == "passed")]
 print(f"skinny: {len(res)} measurements, {len(bad)} not ok/passed")
 for b in bad[:10]: print("FAIL", b)
-sys.exit(1 if bad or len(res) != 12 else 0)
+sys.exit(1 if bad or len(res) != 16 else 0)
 PYEOF
 done
 finish

@@ -201,29 +201,40 @@ int main(int argc, char **argv)
         printf("  nt 1000x2000x512 pad 1: workspace %zu, the copies %zu\n", got, want);
         TB_CHECK(got >= want && got < want + 65536);
     }
-    TB_CASE("auto-1.6", "skinny's library: skinny_bf16_max_m-64_tn and _nn, each its own layout, m <= 64") {
-        /* argv[4]: skinny's library (the nn variant reads a column-major A, lda apart) */
+    TB_CASE("auto-1.6", "skinny's library: skinny_bf16_max_m-64_tn, _nn, _nt and _tt, each its own layout, m <= 64") {
+        /* argv[4]: skinny's library (nn and nt read a column-major A, lda apart; nt and tt a
+         * row-major B through skinny_rowb.cuh) */
+        static const char *const lay[4] = { "tn", "nn", "nt", "tt" };
         tb_lib *sl = NULL;
-        const tb_variant *sv[2] = { NULL, NULL };
+        const tb_variant *sv[5] = { NULL, NULL, NULL, NULL, NULL };
         TB_CHECK(argc > 4 && tb_lib_open(argv[4], &sl, msg, sizeof msg) == TB_OK);
-        for (int l = 0; sl && l < 2; l++) {
+        for (int l = 0; sl && l < 4; l++) {
             TB_CHECK(tb_lib_variant(sl, (uint32_t)l, &sv[l], msg, sizeof msg) == TB_OK && sv[l]);
         }
-        if (sv[0] && sv[1]) {
-            TB_CHECK(strcmp(sv[0]->name, "skinny_bf16_max_m-64_tn") == 0);
-            TB_CHECK(strcmp(sv[1]->name, "skinny_bf16_max_m-64_nn") == 0);
-            for (int l = 0; l < 2; l++)
-                for (int pad = 0; pad <= 3; pad += 3) {
-                    tb_problem own = tb_test_gemm(l ? "nn" : "tn", 16, 4096, 4096, pad);
-                    tb_problem other = tb_test_gemm(l ? "tn" : "nn", 16, 4096, 4096, pad);
-                    TB_CHECK(sv[l]->supports(&own, why, sizeof why));
-                    TB_CHECK(!sv[l]->supports(&other, why, sizeof why));
-                    TB_CHECK_STR_CONTAINS(why, l ? "layout nn" : "layout tn");
-                }
-            tb_problem tt = tb_test_gemm("tt", 16, 4096, 4096, 0), big = tb_test_gemm("nn", 65, 512, 512, 0);
-            TB_CHECK(!sv[0]->supports(&tt, why, sizeof why) && !sv[1]->supports(&tt, why, sizeof why));
-            TB_CHECK(!sv[1]->supports(&big, why, sizeof why));
-            TB_CHECK_STR_CONTAINS(why, "at most 64");
+        if (sl) TB_CHECK(tb_lib_variant(sl, 4, &sv[4], msg, sizeof msg) == TB_OK && !sv[4]);
+        if (sv[0] && sv[1] && sv[2] && sv[3]) {
+            for (int l = 0; l < 4; l++) {
+                char want[64];
+                snprintf(want, sizeof want, "skinny_bf16_max_m-64_%s", lay[l]);
+                TB_CHECK(strcmp(sv[l]->name, want) == 0);
+                TB_CHECK(sv[l]->workspace_size == NULL);   /* launch takes no workspace */
+                for (int pad = 0; pad <= 3; pad += 3)
+                    for (int o = 0; o < 4; o++) {
+                        tb_problem pr = tb_test_gemm(lay[o], 16, 4096, 4096, pad);
+                        char need[32];
+                        snprintf(need, sizeof need, "layout %s", lay[l]);
+                        why[0] = 0;
+                        const int yes = sv[l]->supports(&pr, why, sizeof why);
+                        TB_CHECK(yes == (o == l));
+                        if (o != l) TB_CHECK_STR_CONTAINS(why, need);
+                    }
+                /* every m up to 64, odd n and k, in the variant's own layout */
+                tb_problem one = tb_test_gemm(lay[l], 1, 1, 1, 0), odd = tb_test_gemm(lay[l], 64, 4097, 4093, 1);
+                TB_CHECK(sv[l]->supports(&one, why, sizeof why) && sv[l]->supports(&odd, why, sizeof why));
+                tb_problem big = tb_test_gemm(lay[l], 65, 512, 512, 0);
+                TB_CHECK(!sv[l]->supports(&big, why, sizeof why));
+                TB_CHECK_STR_CONTAINS(why, "at most 64");
+            }
         }
         if (sl) tb_lib_free(sl);
     }

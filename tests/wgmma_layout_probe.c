@@ -6,8 +6,12 @@
  * sums), runs setup/launch/teardown on its own buffers and compares D with a CPU product in
  * double. A failure prints where: the first wrong element and, over D's first 128 x 128, a map
  * of 16 x 16 blocks ('.' right, '#' any element wrong), which tells a k-group, an MN-block or a
- * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape.
- *   wgmma_layout_probe [--shapes MxNxK,...] LIB.so...
+ * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape. --pads adds
+ * P elements to every leading dimension (each P in turn: odd pitches take a variant's
+ * unaligned path), with A and B allocated to their exact extent, as the harness does, and D's
+ * elements between n and ldd checked untouched. Also for the skinny library (any layout,
+ * m <= 64; CTest's gpu_skinny_probe).
+ *   wgmma_layout_probe [--shapes MxNxK,...] [--pads P,...] LIB.so...
  * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -42,26 +46,37 @@ static int small_int(void)   /* -3 .. 3 */
     return (int)(rng % 7) - 3;
 }
 
-/* One variant on one shape; 0 right, 1 wrong or failed. */
-static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double alpha, double beta)
+/* Elements a matrix of rows x cols spans at pitch ld in layout lay, as the harness allocates. */
+static size_t extent(tb_layout lay, int64_t rows, int64_t cols, int64_t ld)
+{
+    return (size_t)(lay == TB_LAYOUT_ROW ? (rows - 1) * ld + cols : (cols - 1) * ld + rows);
+}
+
+/* One variant on one shape, every leading dimension its least + pad; 0 right, 1 wrong or
+ * failed. */
+static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t pad, double alpha,
+                 double beta)
 {
     const tb_param *lp = tb_param_find(v->params, "layout");
     const char *lay = lp && lp->s ? lp->s : "tn";
-    tb_problem p = tb_test_gemm(lay, m, n, k, 0);
+    tb_problem p = tb_test_gemm(lay, m, n, k, pad);
     tb_gemm *g = &p.gemm;
     g->alpha = alpha; g->beta = beta;
-    printf("%-64s %-2s %5lldx%5lldx%5lld beta %4.2f: ", v->name, lay, (long long)m, (long long)n,
-           (long long)k, beta);
+    printf("%-64s %-2s %5lldx%5lldx%5lld pad %lld beta %4.2f: ", v->name, lay, (long long)m,
+           (long long)n, (long long)k, (long long)pad, beta);
     char why[256] = "";
     if (v->supports && !v->supports(&p, why, sizeof why)) {
         printf("not supported: %s\n", why);
         return 1;
     }
-    const size_t na = (size_t)(m * k), nb = (size_t)(k * n), nd = (size_t)(m * n);
+    const size_t na = extent(g->a_layout, m, k, g->lda), nb = extent(g->b_layout, k, n, g->ldb);
+    const size_t nd = (size_t)(m * g->ldd);   /* C and D: m rows at pitch ldd (= ldc) */
     uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hc = malloc(nd * 2), *hd = malloc(nd * 2);
-    double *ref = malloc(nd * sizeof *ref);
+    double *ref = malloc((size_t)(m * n) * sizeof *ref);
     float *af = malloc(na * sizeof *af), *bf = malloc(nb * sizeof *bf);
     if (!ha || !hb || !hc || !hd || !ref || !af || !bf) { printf("out of memory\n"); exit(1); }
+    memset(ha, 0xff, na * 2);   /* A's and B's padding: NaN, which a read of it would spread */
+    memset(hb, 0xff, nb * 2);
     /* logical A(i, kk) and B(kk, j), stored in the layout's order */
     for (int64_t i = 0; i < m; i++)
         for (int64_t kk = 0; kk < k; kk++) {
@@ -80,7 +95,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
         for (int64_t j = 0; j < n; j++) {
             double s = 0;
             for (int64_t kk = 0; kk < k; kk++) s += (double)af[i * k + kk] * bf[kk * n + j];
-            ref[i * n + j] = alpha * s + beta * from_bf16(hc[i * n + j]);
+            ref[i * n + j] = alpha * s + beta * from_bf16(hc[i * g->ldc + j]);
         }
     void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *ws = NULL, *state = NULL;
     const size_t wsb = v->workspace_size ? v->workspace_size(&p) : 0;
@@ -114,20 +129,25 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
     if (v->describe) v->describe(state, desc, sizeof desc);
     if (v->teardown) v->teardown(state);
     cudaMemcpy(hd, dd, nd * 2, cudaMemcpyDeviceToHost);
-    size_t nbad = 0, first = (size_t)-1;
+    size_t nbad = 0, first = (size_t)-1, touched = 0;
     double maxerr = 0;
-    for (size_t x = 0; x < nd; x++) {
-        const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
+    for (size_t x = 0; x < (size_t)(m * n); x++) {
+        const double got = from_bf16(hd[x / (size_t)n * (size_t)g->ldd + x % (size_t)n]);
+        const double err = fabs(got - ref[x]);
         const int wrong = !(err <= fabs(ref[x]) * 0x1p-7 + 1e-6);   /* NaN counts as wrong */
         if (wrong && first == (size_t)-1) first = x;
         nbad += wrong;
         if (err > maxerr || got != got) maxerr = got != got ? INFINITY : err;
     }
-    bad = nbad != 0;
-    printf("%s: %zu of %zu wrong, max abs err %g  (%s)\n", bad ? "WRONG" : "right", nbad, nd, maxerr, desc);
-    if (bad) {
+    for (int64_t i = 0; i < m; i++)   /* D's padding (columns n .. ldd - 1) keeps its poison */
+        for (int64_t j = n; j < g->ldd; j++) touched += hd[i * g->ldd + j] != 0xffff;
+    bad = nbad != 0 || touched != 0;
+    printf("%s: %zu of %lld wrong, max abs err %g", bad ? "WRONG" : "right", nbad, (long long)(m * n), maxerr);
+    if (touched) printf(", %zu padding elements of D written", touched);
+    printf("  (%s)\n", desc);
+    if (nbad) {
         printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)n, first % (size_t)n,
-               from_bf16(hd[first]), ref[first]);
+               from_bf16(hd[first / (size_t)n * (size_t)g->ldd + first % (size_t)n]), ref[first]);
         printf("    D's first 128 x 128 by 16 x 16 blocks (rows down, columns across):\n");
         for (int64_t bi = 0; bi < 8 && bi * 16 < m; bi++) {
             printf("      ");
@@ -135,7 +155,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
                 int any = 0;
                 for (int64_t i = bi * 16; i < bi * 16 + 16 && i < m; i++)
                     for (int64_t j = bj * 16; j < bj * 16 + 16 && j < n; j++) {
-                        const double got = from_bf16(hd[i * n + j]);
+                        const double got = from_bf16(hd[i * g->ldd + j]);
                         any |= !(fabs(got - ref[i * n + j]) <= fabs(ref[i * n + j]) * 0x1p-7 + 1e-6);
                     }
                 putchar(any ? '#' : '.');
@@ -152,11 +172,15 @@ out:
 
 int main(int argc, char **argv)
 {
-    const char *shapes = "128x256x64,256x512x128,200x136x72,384x640x320";
+    const char *shapes = "128x256x64,256x512x128,200x136x72,384x640x320", *pads = "0";
     int first = 1;
-    if (argc > 2 && strcmp(argv[1], "--shapes") == 0) { shapes = argv[2]; first = 3; }
+    while (first + 1 < argc && (!strcmp(argv[first], "--shapes") || !strcmp(argv[first], "--pads"))) {
+        if (!strcmp(argv[first], "--shapes")) shapes = argv[first + 1];
+        else pads = argv[first + 1];
+        first += 2;
+    }
     if (first >= argc) {
-        printf("usage: wgmma_layout_probe [--shapes MxNxK,...] LIB.so...\n");
+        printf("usage: wgmma_layout_probe [--shapes MxNxK,...] [--pads P,...] LIB.so...\n");
         return 2;
     }
     int dev = 0, major = 0, minor = 0;
@@ -177,6 +201,16 @@ int main(int argc, char **argv)
         s += used;
         if (*s == ',') s++;
     }
+    int64_t pd[8];
+    int np = 0;
+    for (const char *s = pads; *s && np < 8;) {
+        long long a;
+        int used = 0;
+        if (sscanf(s, "%lld%n", &a, &used) != 1 || a < 0) { printf("bad pad list '%s'\n", pads); return 2; }
+        pd[np++] = a;
+        s += used;
+        if (*s == ',') s++;
+    }
     int fails = 0, runs = 0;
     for (int f = first; f < argc; f++) {
         void *h = dlopen(argv[f], RTLD_NOW | RTLD_LOCAL);
@@ -188,12 +222,14 @@ int main(int argc, char **argv)
             char name[128];
             tb_variant_make_name(v->family, v->params, name, sizeof name);   /* the loader's names */
             if (strcmp(name, v->name)) { printf("%s: name %s, want %s\n", argv[f], v->name, name); fails++; }
-            for (int s = 0; s < ns; s++) {
-                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 1.0, 0.0);
+            for (int x = 0; x < np; x++) {
+                for (int s = 0; s < ns; s++) {
+                    fails += probe(v, sh[s][0], sh[s][1], sh[s][2], pd[x], 1.0, 0.0);
+                    runs++;
+                }
+                fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], pd[x], 0.5, -0.75);
                 runs++;
             }
-            fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], 0.5, -0.75);
-            runs++;
         }
     }
     printf("%d runs, %d wrong or failed\n", runs, fails);

@@ -1,21 +1,27 @@
 /* skinny.cu - skinny: the memory-bound small-m BF16 GEMM of skinny.cuh as variants of their
- * own (family "skinny", m <= 64): skinny_bf16_max_m-64_tn and, since the twelfth session,
- * _nn (A column-major; not yet run on a GPU when it was written), so that the kernel can be
- * measured apart from the wgmma_auto dispatcher that also uses it.
+ * own (family "skinny", m <= 64), one per layout: skinny_bf16_max_m-64_tn and _nn (B
+ * column-major: skinny.cuh's kernel; _nn since the twelfth session), _nt and _tt (B row-major:
+ * skinny_rowb.cuh's kernel, thirteenth session), so that the kernels can be measured apart
+ * from the wgmma_auto dispatcher that also uses them. _nn, _nt and _tt had not run on a GPU
+ * when they were written.
  *
- * Owns only the variant declarations: supports() (skinny_supports() and the variant's own
- * layout) and launch() forward to skinny.cuh; no setup, no state, no workspace.
+ * Owns only the variant declarations: supports() (the variant's own layout, then
+ * skinny_supports()) and launch() forward to skinny.cuh; no setup, no state, no workspace.
  */
 #include "skinny.cuh"
 
 namespace {
 
-/* L: 0 tn (A row-major), 1 nn (A column-major); B column-major in both. */
+/* L: the layout index of wgmma.cu and wgmma_auto: 0 tn, 1 nn, 2 nt, 3 tt (A column-major in nn
+ * and nt, B row-major in nt and tt). */
+constexpr const char *SK_LAYOUT[4] = { "tn", "nn", "nt", "tt" };
+
 template <int L>
 int sk_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!tbv::bf16_gemm_layout_ok(p, L ? TB_LAYOUT_COL : TB_LAYOUT_ROW, TB_LAYOUT_COL, why, len))
-        return 0;
+    const tb_layout a = L == 1 || L == 2 ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
+    const tb_layout b = L >= 2 ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+    if (!tbv::bf16_gemm_layout_ok(p, a, b, why, len)) return 0;
     return skinny_supports(p, why, len);
 }
 
@@ -30,11 +36,11 @@ template <int L>
 const tb_param sk_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
     TB_PARAM_INT("max_m", SK_MAX_M),
-    TB_PARAM_STR("layout", L ? "nn" : "tn"),
+    TB_PARAM_STR("layout", SK_LAYOUT[L]),
     TB_PARAM_END
 };
 
-char sk_name[2][96];
+char sk_name[4][96];
 
 template <int L>
 const tb_variant sk_variant = {
@@ -50,11 +56,13 @@ size_t sk_named()
 
 } // namespace
 
-/* index 0: skinny_bf16_max_m-64_tn, 1: _nn, NULL after; named on the first call. */
+/* index 0: skinny_bf16_max_m-64_tn, 1: _nn, 2: _nt, 3: _tt, NULL after; named on the first
+ * call (C++ makes the one-time initialisation thread-safe). */
 extern "C" TB_EXPORT const tb_variant *tilebench_variant_query(uint32_t host_abi, uint32_t index)
 {
     (void)host_abi;
-    static const size_t named_ = sk_named<0>() + sk_named<1>();
+    static const size_t named_ = sk_named<0>() + sk_named<1>() + sk_named<2>() + sk_named<3>();
     (void)named_;
-    return index == 0 ? &sk_variant<0> : index == 1 ? &sk_variant<1> : NULL;
+    return index == 0 ? &sk_variant<0> : index == 1 ? &sk_variant<1>
+         : index == 2 ? &sk_variant<2> : index == 3 ? &sk_variant<3> : NULL;
 }

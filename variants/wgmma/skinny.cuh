@@ -1,14 +1,18 @@
-/* skinny.cuh - skinny: the memory-bound BF16 GEMM for small m (m <= 64, aimed at m <= 16),
- * layouts tn and nn (B column-major, k contiguous, in both), as a header that several translation units may include (wgmma_auto's dispatcher,
- * and skinny.cu, which makes it a variant of its own).
+/* skinny.cuh - skinny: the memory-bound BF16 GEMM for small m (m <= 64, aimed at m <= 16), in
+ * every layout, as a header that several translation units may include (wgmma_auto's
+ * dispatcher, and skinny.cu, which makes it variants of their own). This file holds the kernel
+ * for a column-major B (layouts tn and nn: B k-contiguous) and the entry points
+ * skinny_supports() / skinny_launch(), which send a row-major B (nt, tt) to skinny_rowb.cuh.
  *
- * D = alpha * A * B^T + beta * C: A is m x k row-major (lda), B is stored n x k (ldb), C and
+ * The column-major-B kernel: D = alpha * A * B^T + beta * C: A is m x k row-major (lda; or
+ * column-major, nn, below), B is stored n x k (ldb), C and
  * D are m x n row-major (ldc, ldd); BF16 in, FP32 accumulation, BF16 out. Every n-row of B
  * is read once, so the time is the bytes of B over the DRAM bandwidth; A (m x k, small) is
  * read by every CTA through the caches.
  *
- * Owns: the kernel, its launch policy and skinny_supports() / skinny_launch(). Everything is
- * static, inline or in an anonymous namespace, so each including library has its own copy.
+ * Owns: the column-major-B kernel, its launch policy, and skinny_supports() / skinny_launch()
+ * for all four layouts (a row-major B: skinny_rowb.cuh's kernel and sr_launch()). Everything
+ * is static, inline or in an anonymous namespace, so each including library has its own copy.
  *
  * The product runs on the tensor cores, transposed: D^T (n x m) = B (n x k) * A^T, so the
  * streamed operand B is the mma's A operand (16 n-rows) and the m rows of A are its 8-wide
@@ -49,6 +53,7 @@
 #define TB_VARIANTS_WGMMA_SKINNY_CUH
 
 #include "../common/gemm_common.cuh"
+#include "skinny_rowb.cuh"
 
 #include <limits.h>
 
@@ -254,12 +259,14 @@ int sk_pick(const sk_args &a, bool vec, int64_t ctas, cudaStream_t stream)
 
 } // namespace
 
-/* Non-zero when the skinny kernel computes p: BF16 GEMM, layout tn or nn (B column-major; C
- * row-major when read), batch 1, m <= 64; any n, k and leading dimensions. */
+/* Non-zero when the skinny kernels compute p: BF16 GEMM in any of the four layouts (A and B
+ * each row- or column-major; D, and C when read, row-major), batch 1, m <= 64; any n, k and
+ * leading dimensions. */
 static inline int skinny_supports(const tb_problem *p, char *why, size_t len)
 {
     const tb_layout a = p->gemm.a_layout == TB_LAYOUT_COL ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
-    if (!tbv::bf16_gemm_layout_ok(p, a, TB_LAYOUT_COL, why, len)) return 0;
+    const tb_layout b = p->gemm.b_layout == TB_LAYOUT_ROW ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
+    if (!tbv::bf16_gemm_layout_ok(p, a, b, why, len)) return 0;
     const tb_gemm *g = &p->gemm;
     if (g->m > SK_MAX_M) return tbv::no(why, len, "m must be at most %d", SK_MAX_M);
     if (g->n > INT_MAX - 1024 || g->k > INT_MAX - 1024)
@@ -268,10 +275,11 @@ static inline int skinny_supports(const tb_problem *p, char *why, size_t len)
 }
 
 /* Enqueue the skinny kernel for p (skinny_supports(p) must hold) on stream: one launch,
- * nothing else. Returns 0 or a cudaError_t. */
+ * nothing else, no workspace. Returns 0 or a cudaError_t. */
 static inline int skinny_launch(const tb_problem *p, const tb_buffers *io, cudaStream_t stream)
 {
     const tb_gemm *g = &p->gemm;
+    if (g->b_layout == TB_LAYOUT_ROW) return sr_launch(p, io, stream);   /* nt, tt */
     sk_args a;
     a.a = (const __nv_bfloat16 *)io->in[0];
     a.b = (const __nv_bfloat16 *)io->in[1];
