@@ -6,7 +6,13 @@
  * sums), runs setup/launch/teardown on its own buffers and compares D with a CPU product in
  * double. A failure prints where: the first wrong element and, over D's first 128 x 128, a map
  * of 16 x 16 blocks ('.' right, '#' any element wrong), which tells a k-group, an MN-block or a
- * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape.
+ * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape. Then every
+ * shape again with ldd = n + 1 (and the last with ldd = n + 3, beta != 0): a D pitch that is
+ * not a multiple of 8, which the points store with their predicated epilogue (wgmma.cu) and
+ * wgmma_auto's small kernel straight from registers; D's padding columns are poisoned and
+ * must stay so. A wgmma_auto library (family "wgmma_auto") also runs issue 22's odd shapes
+ * (127x129x136, 777x1234x552 in every layout, 1023x1025x1032 and 1000^3 in tn: its small
+ * kernel in tn, points after copies in the other layouts) with ldd = n.
  *   wgmma_layout_probe [--shapes MxNxK,...] LIB.so...
  * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
 #define _GNU_SOURCE
@@ -42,22 +48,26 @@ static int small_int(void)   /* -3 .. 3 */
     return (int)(rng % 7) - 3;
 }
 
-/* One variant on one shape; 0 right, 1 wrong or failed. */
-static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double alpha, double beta)
+/* One variant on one shape, D's (and C's) pitch n + dpad; 0 right, 1 wrong or failed. */
+static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double alpha, double beta,
+                 int64_t dpad)
 {
     const tb_param *lp = tb_param_find(v->params, "layout");
     const char *lay = lp && lp->s ? lp->s : "tn";
     tb_problem p = tb_test_gemm(lay, m, n, k, 0);
     tb_gemm *g = &p.gemm;
     g->alpha = alpha; g->beta = beta;
-    printf("%-64s %-2s %5lldx%5lldx%5lld beta %4.2f: ", v->name, lay, (long long)m, (long long)n,
-           (long long)k, beta);
+    const int64_t ldd = n + dpad;
+    g->ldc = g->ldd = ldd;
+    g->stride_c = g->stride_d = m * ldd;
+    printf("%-64s %-2s %5lldx%5lldx%5lld ldd %5lld beta %4.2f: ", v->name, lay, (long long)m,
+           (long long)n, (long long)k, (long long)ldd, beta);
     char why[256] = "";
     if (v->supports && !v->supports(&p, why, sizeof why)) {
         printf("not supported: %s\n", why);
         return 1;
     }
-    const size_t na = (size_t)(m * k), nb = (size_t)(k * n), nd = (size_t)(m * n);
+    const size_t na = (size_t)(m * k), nb = (size_t)(k * n), nd = (size_t)(m * ldd);
     uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hc = malloc(nd * 2), *hd = malloc(nd * 2);
     double *ref = malloc(nd * sizeof *ref);
     float *af = malloc(na * sizeof *af), *bf = malloc(nb * sizeof *bf);
@@ -76,12 +86,18 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
             hb[g->b_layout == TB_LAYOUT_COL ? j * g->ldb + kk : kk * g->ldb + j] = to_bf16(x);
         }
     for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)small_int());
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            double s = 0;
-            for (int64_t kk = 0; kk < k; kk++) s += (double)af[i * k + kk] * bf[kk * n + j];
-            ref[i * n + j] = alpha * s + beta * from_bf16(hc[i * n + j]);
+    for (int64_t i = 0; i < m; i++) {       /* row i of A times B, k outer (cache-friendly) */
+        double *r = ref + i * ldd;
+        for (int64_t j = 0; j < ldd; j++) r[j] = 0;
+        for (int64_t kk = 0; kk < k; kk++) {
+            const double a = af[i * k + kk];
+            const float *b = bf + kk * n;
+            for (int64_t j = 0; j < n; j++) r[j] += a * b[j];
         }
+        /* D's padding columns (j >= n) must keep the poison: NaN, which no value equals */
+        for (int64_t j = 0; j < ldd; j++)
+            r[j] = j < n ? alpha * r[j] + beta * from_bf16(hc[i * ldd + j]) : NAN;
+    }
     void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *ws = NULL, *state = NULL;
     const size_t wsb = v->workspace_size ? v->workspace_size(&p) : 0;
     cudaStream_t st = NULL;
@@ -118,7 +134,8 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
     double maxerr = 0;
     for (size_t x = 0; x < nd; x++) {
         const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
-        const int wrong = !(err <= fabs(ref[x]) * 0x1p-7 + 1e-6);   /* NaN counts as wrong */
+        const int wrong = ref[x] != ref[x] ? hd[x] != 0xffff                 /* padding: poisoned */
+                                           : !(err <= fabs(ref[x]) * 0x1p-7 + 1e-6);   /* NaN wrong */
         if (wrong && first == (size_t)-1) first = x;
         nbad += wrong;
         if (err > maxerr || got != got) maxerr = got != got ? INFINITY : err;
@@ -126,7 +143,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
     bad = nbad != 0;
     printf("%s: %zu of %zu wrong, max abs err %g  (%s)\n", bad ? "WRONG" : "right", nbad, nd, maxerr, desc);
     if (bad) {
-        printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)n, first % (size_t)n,
+        printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)ldd, first % (size_t)ldd,
                from_bf16(hd[first]), ref[first]);
         printf("    D's first 128 x 128 by 16 x 16 blocks (rows down, columns across):\n");
         for (int64_t bi = 0; bi < 8 && bi * 16 < m; bi++) {
@@ -135,8 +152,8 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, double al
                 int any = 0;
                 for (int64_t i = bi * 16; i < bi * 16 + 16 && i < m; i++)
                     for (int64_t j = bj * 16; j < bj * 16 + 16 && j < n; j++) {
-                        const double got = from_bf16(hd[i * n + j]);
-                        any |= !(fabs(got - ref[i * n + j]) <= fabs(ref[i * n + j]) * 0x1p-7 + 1e-6);
+                        const double got = from_bf16(hd[i * ldd + j]);
+                        any |= !(fabs(got - ref[i * ldd + j]) <= fabs(ref[i * ldd + j]) * 0x1p-7 + 1e-6);
                     }
                 putchar(any ? '#' : '.');
             }
@@ -189,11 +206,29 @@ int main(int argc, char **argv)
             tb_variant_make_name(v->family, v->params, name, sizeof name);   /* the loader's names */
             if (strcmp(name, v->name)) { printf("%s: name %s, want %s\n", argv[f], v->name, name); fails++; }
             for (int s = 0; s < ns; s++) {
-                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 1.0, 0.0);
+                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 1.0, 0.0, 0);
                 runs++;
             }
-            fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], 0.5, -0.75);
+            fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], 0.5, -0.75, 0);
             runs++;
+            /* D's pitch not a multiple of 8: the predicated stores */
+            for (int s = 0; s < ns; s++) {
+                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 1.0, 0.0, 1);
+                runs++;
+            }
+            fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], 0.5, -0.75, 3);
+            runs++;
+            if (strcmp(v->family, "wgmma_auto") == 0) {   /* issue 22's odd shapes, every path */
+                static const int64_t odd[4][3] = { { 127, 129, 136 }, { 1023, 1025, 1032 },
+                                                   { 1000, 1000, 1000 }, { 777, 1234, 552 } };
+                for (int s = 0; s < 4; s++) {
+                    if (odd[s][0] >= 1000 && i != 0) continue;   /* the two largest in tn only */
+                    fails += probe(v, odd[s][0], odd[s][1], odd[s][2], 1.0, 0.0, 0);
+                    runs++;
+                }
+                fails += probe(v, 127, 129, 136, 0.5, -0.75, 0);
+                runs++;
+            }
         }
     }
     printf("%d runs, %d wrong or failed\n", runs, fails);
