@@ -1,9 +1,12 @@
 /* test_auto.c - wgmma_auto (variants/wgmma/auto.cu) on the host side: it says yes to every
  * shape of the square, llm and odd sets in layout tn, with leading dimensions as the sweep
  * makes them and padded by 1 and 3 elements (pitches TMA cannot describe), asks workspace for
- * the padded copies exactly when a pitch is not a multiple of 8 on its wgmma path, and refuses
- * other layouts and batches with a reason; its nn, nt and tt variants likewise in their own
- * layouts (issue 31). No GPU needed: supports() and workspace_size() are host arithmetic.
+ * the padded copies of A and B exactly when their pitch is not a multiple of 8 on its wgmma
+ * path (D is never copied: the points store it at any ldd), and refuses other layouts and
+ * batches with a reason; its nn, nt and tt variants likewise in their own layouts (issue 31);
+ * and which path each odd shape takes (auto-1.7: skinny, the small kernel, a point with or
+ * without copies of A and B; the rule is auto_rules.cuh's, which the library compiles too). No
+ * GPU needed: supports() and workspace_size() are host arithmetic.
  * argv[1] = wgmma_auto's .so, argv[2] = the shape sets directory, argv[3] auto-table.json,
  * argv[4] skinny's .so. */
 #define _GNU_SOURCE
@@ -12,6 +15,7 @@
 #include "worker/loader.h"
 #include "driver/shapes.h"
 #include "common/tb.h"
+#include "auto_rules.cuh"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,9 +101,10 @@ int main(int argc, char **argv)
                     continue;
                 }
                 /* the skinny path (m <= 16) reads any pitch in place; the wgmma path copies
-                 * what TMA cannot describe into the workspace */
+                 * the A and B that TMA cannot describe into the workspace (D it stores at any
+                 * pitch) */
                 const tb_gemm *g = &p.gemm;
-                const int odd = g->lda % 8 || g->ldb % 8 || g->ldd % 8;
+                const int odd = g->lda % 8 || g->ldb % 8;
                 const size_t ws = v->workspace_size(&p);
                 const size_t need = g->m > 16 && odd ? (size_t)g->m * 2 : 0;
                 if ((need && ws < need) || (g->m <= 16 && ws != 0)) {
@@ -117,8 +122,13 @@ int main(int argc, char **argv)
         tb_problem p = gemm(4096, 4096, 4096, 0);
         TB_CHECK(v->supports(&p, why, sizeof why));
         TB_CHECK(v->workspace_size(&p) < (size_t)4096 * 4096 * 2);
-        tb_problem q = gemm(4095, 4097, 4093, 0);   /* lda 4093, ldd 4097: A and D copied */
-        TB_CHECK(v->workspace_size(&q) >= (size_t)4095 * 4096 * 2 + (size_t)4095 * 4104 * 2);
+        /* lda = ldb = 4093: A and B copied (to a pitch of 4096); ldd 4097: D not copied (the
+         * point's predicated epilogue stores it) */
+        tb_problem q = gemm(4095, 4097, 4093, 0);
+        const size_t ab = up256((size_t)4095 * 4096 * 2) + up256((size_t)4097 * 4096 * 2);
+        const size_t wq = v->workspace_size(&q);
+        printf("  4095x4097x4093: workspace %zu, A and B copied %zu\n", wq, ab);
+        TB_CHECK(wq >= ab && wq < ab + (size_t)4095 * 4097 * 2);
     }
     TB_CASE("auto-1.3b", "rows 16-byte but not pitch_align aligned are copied (the table's pitch_align)") {
         /* argv[3]: auto-table.json; its pitch_align (elements) is the pitch A and B need */
@@ -177,7 +187,6 @@ int main(int argc, char **argv)
                     size_t due = 0;
                     if (g->lda % 8) due += up256((size_t)(amn ? g->k : g->m) * (size_t)pitch(amn ? g->m : g->k, align) * 2);
                     if (g->ldb % 8) due += up256((size_t)(bmn ? g->k : g->n) * (size_t)pitch(bmn ? g->n : g->k, align) * 2);
-                    if (g->ldd % 8) due += up256((size_t)g->m * (size_t)pitch(g->n, 8) * 2);
                     const size_t ws = lv[l]->workspace_size(&p);
                     if (ws < due && ws_wrong++ < 5)
                         printf("  %s workspace %zu < %zu for %lldx%lldx%lld pad %d\n", lname[l], ws, due,
@@ -191,12 +200,12 @@ int main(int argc, char **argv)
         TB_CHECK(crossed == 0);
         TB_CHECK(ws_wrong == 0);
         /* an MN-major operand's copy is k rows of m (A) or of n (B), not m (n) rows of k: at
-         * 1000x2000x512 nt, pad 1, A is 512 rows of 1024, B 512 of 2048, D 1000 of 2000 (a
-         * swapped orientation would ask about 1.5 MB more); the point's own workspace (flags,
+         * 1000x2000x512 nt, pad 1, A is 512 rows of 1024, B 512 of 2048 (a swapped orientation
+         * would ask about 1.5 MB more), D not copied; the point's own workspace (flags,
          * partials) is under 64 KB there */
         tb_problem p = gemm_l(1000, 2000, 512, 1, 2);
         const size_t want = up256((size_t)512 * pitch(1000, align) * 2) +
-                            up256((size_t)512 * pitch(2000, align) * 2) + up256((size_t)1000 * 2000 * 2);
+                            up256((size_t)512 * pitch(2000, align) * 2);
         const size_t got = lv[2]->workspace_size(&p);
         printf("  nt 1000x2000x512 pad 1: workspace %zu, the copies %zu\n", got, want);
         TB_CHECK(got >= want && got < want + 65536);
@@ -237,6 +246,45 @@ int main(int argc, char **argv)
             }
         }
         if (sl) tb_lib_free(sl);
+    }
+    TB_CASE("auto-1.7", "the path of each odd shape (tn, pitches as swept): skinny, small, a point with A and B copied or not") {
+        /* 's' the small kernel (small.cuh: rows 16- but not 128-byte aligned, copying them
+         * does not pay, one wave of 64 x 136 tiles), 'c' a point after copies of A and B
+         * (a pitch not a multiple of 8, or realign_pays()), 'w' a point on the operands as they
+         * are, 'k' skinny (m <= 16); docs/perf.md, "predicated epilogue and small odd shapes" */
+        static const struct { int64_t m, n, k; char path; } want[] = {
+            { 127, 129, 136, 's' }, { 1023, 1025, 1032, 's' }, { 1000, 1000, 1000, 's' },
+            { 777, 1234, 552, 's' }, { 4095, 4097, 4093, 'c' }, { 2049, 2047, 1000, 'c' },
+            { 3000, 5000, 7000, 'c' }, { 8191, 8193, 8184, 'c' }, { 4095, 4097, 4096, 'w' },
+            { 1, 4097, 4096, 'k' }, { 1024, 1024, 1024, 'w' }, { 4096, 4096, 4096, 'w' },
+        };
+        int wrong = 0;
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            tb_problem p = gemm(want[i].m, want[i].n, want[i].k, 0);
+            const tb_gemm *g = &p.gemm;
+            const int small = tb_auto_small_pays(g, align);
+            const int copy = g->lda % 8 || g->ldb % 8 || (align > 8 && tb_auto_realign_pays(g) &&
+                                                          (g->lda % align || g->ldb % align));
+            const char got = g->m <= 16 ? 'k' : small ? 's' : copy ? 'c' : 'w';
+            const int yes = v->supports(&p, why, sizeof why);
+            const size_t ws = v->workspace_size(&p);
+            /* what the library shows: small and skinny need no workspace, copies need theirs */
+            const int seen = want[i].path == 'c' ? ws >= (size_t)(g->m + g->n) * (size_t)g->k * 2
+                                                 : ws == 0;
+            printf("  %lldx%lldx%lld: path %c (want %c), supported %d, workspace %zu\n",
+                   (long long)g->m, (long long)g->n, (long long)g->k, got, want[i].path, yes, ws);
+            if (got != want[i].path || !yes || !seen) wrong++;
+        }
+        TB_CHECK(wrong == 0);
+        /* the small kernel is tn only, and takes no more than one wave (132 tiles of 64 x 136) */
+        for (int l = 1; l < 4; l++) {
+            tb_problem p = gemm_l(127, 129, 136, 0, l);
+            TB_CHECK(!tb_auto_small_pays(&p.gemm, align));
+        }
+        tb_problem wide = gemm(1100, 1025, 1032, 0);   /* 18 x 8 = 144 tiles */
+        TB_CHECK(!tb_auto_small_pays(&wide.gemm, align));
+        tb_problem odd_k = gemm(127, 129, 137, 0);      /* lda 137: no 16-byte rows */
+        TB_CHECK(!tb_auto_small_pays(&odd_k.gemm, align));
     }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);

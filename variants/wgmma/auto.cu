@@ -7,6 +7,12 @@
  * launch() to it:
  *  - tn and m <= the table's skinny_max_m: the skinny kernel (skinny.cuh), memory-bound, any
  *    pitch (it reads k-contiguous rows of A and B: tn only);
+ *  - tn, lda and ldb multiples of 8 but not both of 64 (rows 16- but not 128-byte aligned,
+ *    which TMA reads at about half rate), copying them not paying (realign_pays() false) and
+ *    at most one wave of 64 x 136 tiles (small_pays(); the rule is auto_rules.cuh's): the small
+ *    kernel (small.cuh), one launch of cp.async loads at the pitch as it is, wgmma, and
+ *    predicated stores of D at any ldd: no copy, no tensor map (issue 22's 127x129x136 and
+ *    1023x1025x1032, where the point's fixed costs and the copies were most of the time);
  *  - otherwise the wgmma point (wgmma.cu, built into this library once per point of the
  *    table, in all four layouts) that won the measured shape nearest to this one in this
  *    layout: the same shape when the table has it, else the least sum of |log2| distances over
@@ -14,15 +20,16 @@
  *    when it names none); when the table holds no row of the problem's layout, the tn rows
  *    decide (the same point in the other layout: it moves the same bytes through the same
  *    MMAs, the operands' order aside);
- *  - an operand whose pitch TMA cannot describe (lda, ldb or ldd not a multiple of 8
- *    elements, 16 bytes; for A and B also one not a multiple of the table's pitch_align where
- *    the shape is large enough for that to pay, realign_pays()) is copied into the workspace,
- *    in its own major order (A: m rows of k, or k rows of m when column-major; B: n rows of k,
- *    or k rows of n when row-major),
- *    at a pitch rounded up to it (pad_copy below: A and B in one launch before the point's
- *    kernel, D in one after it), so every m, n, k and leading dimension runs on the TMA
- *    kernel; the copies are enqueued by launch(), inside the timed region, as part of the
- *    cost. C (beta != 0) is read by the epilogue at any pitch.
+ *  - an A or B whose pitch TMA cannot describe (lda or ldb not a multiple of 8 elements, 16
+ *    bytes; or one not a multiple of the table's pitch_align where the shape is large enough
+ *    for that to pay, realign_pays()) is copied into the workspace, in its own major order
+ *    (A: m rows of k, or k rows of m when column-major; B: n rows of k, or k rows of n when
+ *    row-major), at a pitch rounded up to it (pad_copy below, A and B in one launch before the
+ *    point's kernel), so every m, n, k and leading dimension runs on the TMA kernel; the copy
+ *    is enqueued by launch(), inside the timed region, as part of the cost. D is not copied
+ *    (since the predicated epilogue, issue 22): a point stores it at any ldd, by TMA where ldd
+ *    is a multiple of 8, else with its predicated stores (wgmma.cu); C (beta != 0) is read by
+ *    the epilogue at any pitch.
  *    Why not cudaMemcpy2DAsync: on rows that are only 2-byte aligned it moved 33 MB in about
  *    55 us on the H100 (4095x4097x4093: 357 us against the point's 178 us at 4096^3), a
  *    third of the DRAM rate; pad_copy's accesses are 2-byte but coalesced on both sides.
@@ -36,8 +43,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auto_rules.cuh"
 #include "auto_table.cuh"
 #include "skinny.cuh"
+#include "small.cuh"
+
+static_assert(SM_MAX_TILES == TB_AUTO_SMALL_MAX_TILES && SM_BM == TB_AUTO_SMALL_BM &&
+              TB_AUTO_SMALL_BN == 136, "auto_rules.cuh's small tiles are small.cuh's widest");
 
 namespace {
 
@@ -61,14 +73,21 @@ const tb_variant *point_variant(int point, int l)
     return l == 0 ? tb_auto_points[point]() : tb_auto_points_mn[point]((uint32_t)(l - 1));
 }
 
-/* What computes problem p: -1 the skinny kernel, else a point index; row is the table row
+bool realign_pays(const tb_gemm *g);
+bool small_pays(const tb_problem *p);
+
+/* choose()'s answers besides a point index */
+constexpr int PATH_SKINNY = -1, PATH_SMALL = -2;
+
+/* What computes problem p: PATH_SKINNY, PATH_SMALL, else a point index; row is the table row
  * it came from (-1: none, the first point). */
 int choose(const tb_problem *p, int *row)
 {
     const tb_gemm *g = &p->gemm;
     const int l = layout_of(g);
     *row = -1;
-    if (l == 0 && g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return -1;
+    if (l == 0 && g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return PATH_SKINNY;
+    if (small_pays(p)) return PATH_SMALL;
     int rows_l = 0;                      /* the table's rows measured in this layout */
     for (int i = 0; tb_auto_rows[i].point != -2; i++)   /* wgmma rows only: skinny rows skip */
         rows_l += tb_auto_rows[i].point >= 0 && tb_auto_rows[i].layout == l;
@@ -93,31 +112,46 @@ int choose(const tb_problem *p, int *row)
  * fill, epilogue: 1024^3 runs in 8 us, not 3). The copy reads and writes both operands at the
  * DRAM rate (~3 TB/s) and costs a launch (~4 us). Every decision this makes on the odd set
  * matches what was measured both ways (2049x2047x1000 and 3000x5000x7000 copy; 1000^3,
- * 777x1234x552 and 1023x1025x1032 do not). */
-constexpr double KERNEL_FLOPS = 700e12, KERNEL_FLOOR_S = 4e-6, DRAM_BYTES = 3.0e12,
-                 COPY_LAUNCH_S = 4e-6, LOSS = 0.75;
+ * 777x1234x552 and 1023x1025x1032 do not). The arithmetic is auto_rules.cuh's (shared with
+ * tests/test_auto.c). */
 bool realign_pays(const tb_gemm *g)
 {
-    const double m = (double)g->m, n = (double)g->n, k = (double)g->k;
-    const double lost = LOSS * (2.0 * m * n * k / KERNEL_FLOPS + KERNEL_FLOOR_S);
-    const double copy = 4.0 * (m + n) * k / DRAM_BYTES + COPY_LAUNCH_S;
-    return lost > copy;
+    return tb_auto_realign_pays(g) != 0;
 }
 
-/* The problem the point computes: p with each pitch TMA cannot describe (not a multiple of 8)
- * rounded up to ALIGN, and for A and B also a pitch of 8 that is not a multiple of ALIGN where
- * realign_pays(). */
-tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b, int *pad_d)
+/* Whether the small kernel (small.cuh: one launch, cp.async loads at any 16-byte pitch, no
+ * copy, no tensor map, D stored at any pitch) computes p rather than a point. Where all of
+ * these hold (auto_rules.cuh's tb_auto_small_pays(), then small.cuh's own supports()):
+ *  - layout tn (small.cuh reads k-contiguous A and B), lda and ldb multiples of 8 (cp.async's
+ *    16-byte rows: other pitches are copied for the TMA kernel anyway);
+ *  - lda or ldb not a multiple of 64 (128-byte rows), so the point would read rows that
+ *    straddle 128-byte lines at about half rate (measured: 0.54x at 8192^3), and copying them
+ *    to a pitch of 64 does not pay either (realign_pays() false: a launch of its own, which
+ *    is most of a small product's time);
+ *  - its 64 x 136 tiles fit one wave (132, the H100's SMs), where one CTA per tile with all of
+ *    k is as parallel as the TMA points' grid (1023x1025x1032: 128 tiles against the 64x128
+ *    point's 144).
+ * Estimated (docs/perf.md, "predicated epilogue and small odd shapes", written before the GPU
+ * ran it): 127x129x136 about 3 us against 7 (the point and a copy of D), 1023x1025x1032 about
+ * 9-11 us against 22. Of the odd set it takes those two, 1000^3 and 777x1234x552. */
+bool small_pays(const tb_problem *p)
+{
+    return tb_auto_small_pays(&p->gemm, ALIGN) && small_supports(p, NULL, 0);
+}
+
+/* The problem the point computes: p with A's or B's pitch TMA cannot describe (not a multiple
+ * of 8) rounded up to ALIGN, and a pitch of 8 that is not a multiple of ALIGN where
+ * realign_pays(). D is never copied: the point stores it at any ldd (wgmma.cu's predicated
+ * epilogue where ldd is not a multiple of 8). */
+tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b)
 {
     tb_problem q = *p;
     tb_gemm *g = &q.gemm;
     const bool realign = ALIGN > 8 && realign_pays(g);
     *pad_a = g->lda % 8 != 0 || (realign && g->lda % ALIGN != 0);
     *pad_b = g->ldb % 8 != 0 || (realign && g->ldb % ALIGN != 0);
-    *pad_d = g->ldd % 8 != 0;                   /* D is stored, not streamed: 16 bytes do */
     if (*pad_a) g->lda = pitch_up(g->a_layout == TB_LAYOUT_ROW ? g->k : g->m);
     if (*pad_b) g->ldb = pitch_up(g->b_layout == TB_LAYOUT_COL ? g->k : g->n);
-    if (*pad_d) g->ldd = (g->n + 7) / 8 * 8;
     return q;
 }
 
@@ -131,7 +165,7 @@ rows_t b_rows(const tb_gemm *g) { return g->b_layout == TB_LAYOUT_COL ? rows_t{ 
  * elements): blockIdx.y picks the matrix, each block copies PAD_COLS consecutive columns of one
  * row, thread t the columns t, t + PAD_THREADS, ... (each warp access 64 contiguous bytes on
  * both sides, PAD_PER loads in flight a thread). Columns past cols are left as they are: the
- * point's tensor maps end at k (A, B) and the copy back at n (D). */
+ * point's tensor maps end at k. */
 constexpr int PAD_THREADS = 256, PAD_PER = 8, PAD_COLS = PAD_THREADS * PAD_PER;
 struct pad_job { const uint16_t *src; uint16_t *dst; int64_t rows, cols, sp, dp; };
 struct pad_jobs { pad_job j[2]; };
@@ -174,10 +208,10 @@ cudaError_t launch_pad(const pad_job *jobs, int n, cudaStream_t st)
     return cudaGetLastError();
 }
 
-/* Workspace: the point's own, then A', B' and D' where padded, each 256-byte aligned. */
-struct layout_t { size_t point, a, b, d, total; };
+/* Workspace: the point's own, then A' and B' where padded, each 256-byte aligned. */
+struct layout_t { size_t point, a, b, total; };
 
-layout_t ws_layout(const tb_variant *v, const tb_problem *q, int pad_a, int pad_b, int pad_d)
+layout_t ws_layout(const tb_variant *v, const tb_problem *q, int pad_a, int pad_b)
 {
     const tb_gemm *g = &q->gemm;
     layout_t l;
@@ -185,17 +219,16 @@ layout_t ws_layout(const tb_variant *v, const tb_problem *q, int pad_a, int pad_
     size_t at = l.point;
     l.a = at; if (pad_a) at += round_up((size_t)a_rows(g).rows * g->lda * 2, 256);
     l.b = at; if (pad_b) at += round_up((size_t)b_rows(g).rows * g->ldb * 2, 256);
-    l.d = at; if (pad_d) at += round_up((size_t)g->m * g->ldd * 2, 256);
     l.total = at;
     return l;
 }
 
 struct auto_state {
-    int point, row;                 /* -1: skinny */
+    int point, row;                 /* PATH_SKINNY, PATH_SMALL or a point */
     const tb_variant *v;
     void *inner;                    /* the point's setup() state */
     tb_problem q;                   /* the problem the point computes (padded pitches) */
-    int pad_a, pad_b, pad_d;
+    int pad_a, pad_b;
     layout_t ws;
 };
 
@@ -206,20 +239,20 @@ int au_supports(const tb_problem *p, char *why, size_t len)
     const tb_layout a = L == 1 || L == 2 ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
     const tb_layout b = L == 2 || L == 3 ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
     if (!tbv::bf16_gemm_layout_ok(p, a, b, why, len)) return 0;
-    int row, pa, pb, pd;
+    int row, pa, pb;
     const int pick = choose(p, &row);
-    if (pick < 0) return 1;
-    const tb_problem q = padded(p, &pa, &pb, &pd);
+    if (pick < 0) return 1;         /* skinny, small: their rules asked their supports() */
+    const tb_problem q = padded(p, &pa, &pb);
     return point_variant(pick, L)->supports(&q, why, len);
 }
 
 size_t au_workspace_size(const tb_problem *p)
 {
-    int row, pa, pb, pd;
+    int row, pa, pb;
     const int pick = choose(p, &row);
     if (pick < 0) return 0;
-    const tb_problem q = padded(p, &pa, &pb, &pd);
-    return ws_layout(point_variant(pick, layout_of(&p->gemm)), &q, pa, pb, pd).total;
+    const tb_problem q = padded(p, &pa, &pb);
+    return ws_layout(point_variant(pick, layout_of(&p->gemm)), &q, pa, pb).total;
 }
 
 void au_teardown(void *state)
@@ -235,10 +268,15 @@ int au_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     auto_state *s = (auto_state *)calloc(1, sizeof *s);
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
     s->point = choose(p, &s->row);
+    s->q = *p;
+    if (s->point == PATH_SMALL && small_setup(msg, len)) {
+        free(s);
+        return 1;
+    }
     if (s->point >= 0) {
         s->v = point_variant(s->point, layout_of(&p->gemm));
-        s->q = padded(p, &s->pad_a, &s->pad_b, &s->pad_d);
-        s->ws = ws_layout(s->v, &s->q, s->pad_a, s->pad_b, s->pad_d);
+        s->q = padded(p, &s->pad_a, &s->pad_b);
+        s->ws = ws_layout(s->v, &s->q, s->pad_a, s->pad_b);
         if (s->v->setup && s->v->setup(&s->q, stream, &s->inner, msg, len)) {
             free(s);
             return 1;
@@ -254,7 +292,8 @@ int au_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     auto_state *s = (auto_state *)state;
     if (!s) return (int)cudaErrorNotReady;
     cudaStream_t st = (cudaStream_t)stream;
-    if (s->point < 0) return skinny_launch(p, io, st);
+    if (s->point == PATH_SKINNY) return skinny_launch(p, io, st);
+    if (s->point == PATH_SMALL) return small_launch(p, io, st);
     const tb_gemm *g = &p->gemm, *h = &s->q.gemm;
     if (workspace_bytes < s->ws.total || (s->ws.total && !workspace)) return (int)cudaErrorInvalidValue;
     char *ws = (char *)workspace;
@@ -271,31 +310,33 @@ int au_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
         const rows_t r = b_rows(g);
         in[n_in++] = { (const uint16_t *)io->in[1], (uint16_t *)b.in[1], r.rows, r.cols, g->ldb, h->ldb };
     }
-    cudaError_t e = launch_pad(in, n_in, st);
+    const cudaError_t e = launch_pad(in, n_in, st);
     if (e != cudaSuccess) return (int)e;
-    if (s->pad_d) b.out[0] = ws + s->ws.d;
-    const int rc = s->v->launch(s->inner, &s->q, &b, s->ws.point ? ws : NULL, s->ws.point, stream);
-    if (rc || !s->pad_d) return rc;
-    const pad_job out = { (const uint16_t *)(ws + s->ws.d), (uint16_t *)io->out[0], g->m, g->n, h->ldd, g->ldd };
-    return (int)launch_pad(&out, 1, st);
+    return s->v->launch(s->inner, &s->q, &b, s->ws.point ? ws : NULL, s->ws.point, stream);
 }
 
 int au_describe(void *state, char *buf, size_t len)
 {
     const auto_state *s = (const auto_state *)state;
     if (!s || !buf || !len) return 1;
-    if (s->point < 0) {
+    if (s->point == PATH_SKINNY) {
         snprintf(buf, len, "path=skinny m<=%d", TB_AUTO_SKINNY_MAX_M);
+        return 0;
+    }
+    if (s->point == PATH_SMALL) {
+        const tb_gemm *g = &s->q.gemm;
+        const int bn = small_bn(g);
+        snprintf(buf, len, "path=small tile=64x%d ctas=%lld k_blocks=%lld", bn,
+                 (long long)small_tiles(g, bn), (long long)((g->k + SM_BK - 1) / SM_BK));
         return 0;
     }
     char inner[256] = "";
     if (s->v->describe) s->v->describe(s->inner, inner, sizeof inner);
     const tb_auto_row *r = s->row >= 0 ? &tb_auto_rows[s->row] : NULL;
-    snprintf(buf, len, "path=wgmma point=%s from=%s%lldx%lldx%lld%s%s pad=%s%s%s%s %s", s->v->name,
+    snprintf(buf, len, "path=wgmma point=%s from=%s%lldx%lldx%lld%s%s pad=%s%s%s %s", s->v->name,
              r ? "" : "none:", r ? r->m : 0LL, r ? r->n : 0LL, r ? r->k : 0LL,
              r ? ":" : "", r ? LAYOUT_NAME[r->layout] : "",
-             s->pad_a ? "a" : "", s->pad_b ? "b" : "", s->pad_d ? "d" : "",
-             s->pad_a || s->pad_b || s->pad_d ? "" : "none", inner);
+             s->pad_a ? "a" : "", s->pad_b ? "b" : "", s->pad_a || s->pad_b ? "" : "none", inner);
     return 0;
 }
 

@@ -36,6 +36,13 @@
  *    they fit (64-row consumers), so a chunk's stmatrix overlaps the previous chunk's store.
  *    The bank-conflict control (TB_EPI_CONFLICT=1) keeps the buffer unswizzled: its 128-byte
  *    row pitch sends all eight rows of a phase to the same four banks (8-way conflicts).
+ *    Where ldd is not a multiple of 8 (D's rows not 16-byte aligned: no tensor map can
+ *    describe them) the predicated epilogue stores D instead: the same staging, then the
+ *    consumer's warps copy each staged row out with plain stores, 128 contiguous bytes a warp
+ *    (4-byte stores where a row is 4-byte aligned, else 2-byte), every element checked against
+ *    m and n. It is a kernel of its own, wgmma_gemm_pd (the body is one template, PD), chosen
+ *    in setup() from ldd, so the TMA-store kernel's code is what it was (PTX of each layout's
+ *    kernel byte-identical before and after, cubin .text too: docs/wgmma-notes.md).
  *  - clusters of 2 CTAs (2x1: along m, sharing the B tile; 1x2: along n, sharing the A tile):
  *    each CTA loads half of the shared operand and multicasts it to both (.multicast::cluster),
  *    and every consumer releases a slot in both CTAs (remote mbarrier arrive), because the
@@ -49,9 +56,9 @@
  *    setup() writes the order to a device table of num_ctiles entries, one load per tile.
  *
  * Edges: TMA loads fill out-of-bounds rows and k-columns with zeros (so any m, n, k works),
- * TMA stores clip. What TMA cannot describe, a pitch that is not a multiple of 16 bytes (lda,
- * ldb or ldd not a multiple of 8, whichever dimension it is the pitch of), is refused in
- * supports().
+ * TMA stores clip. What TMA cannot load from, a pitch of A or B that is not a multiple of 16
+ * bytes (lda or ldb not a multiple of 8, whichever dimension it is the pitch of), is refused in
+ * supports(); any ldd is accepted (the predicated epilogue where it is not a multiple of 8).
  *
  * Host side: setup() finds cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion
  * (no libcuda link), sets the kernel's shared memory and sizes the persistent grid. The
@@ -137,6 +144,7 @@
 #endif
 
 #include "wgmma_ptx.cuh"    /* the PTX wrappers: mbarriers, TMA, wgmma, stmatrix, descriptors */
+#include "cp_async.cuh"     /* ld_shared_b32, for the predicated epilogue */
 
 namespace {
 
@@ -239,7 +247,14 @@ struct kparams {                    /* 64-byte aligned through CUtensorMap */
     int sk_first, sk_per, sk_total;
     float *ws;                      /* partial sums: slot c holds CTA c's, TILE_M x TILE_N */
     int *flags;                     /* flags[c] = 1 once slot c is written */
+    /* the predicated epilogue (wgmma_gemm_pd, ldd not a multiple of 8): D and its row pitch.
+     * They sit in the tail padding of the 64-byte-aligned struct (488 bytes of fields before
+     * them, 504 with them), so the parameter stays 512 bytes and the TMA-store kernel's PTX
+     * is unchanged. */
+    __nv_bfloat16 *dptr;
+    int64_t ldd;
 };
+static_assert(sizeof(kparams) == 512, "kparams grew: the TMA-store kernels' parameter changes size");
 
 /* ---- the kernel ------------------------------------------------------------------------- */
 
@@ -290,7 +305,13 @@ __device__ __forceinline__ void add_c(const kparams &p, int row, int col, float 
 /* One consumer's epilogue: its WG_M x TILE_N block at (m0, n0), 64 columns at a time,
  * through its staging buffers (ebuf) and TMA stores issued by its thread 0. echunk counts
  * the chunks this consumer has staged, to pick the buffer and keep the bulk groups paired
- * with it. */
+ * with it. PD (the predicated epilogue, wgmma_gemm_pd: ldd not a multiple of 8, a pitch TMA
+ * cannot describe): the same staging, then the consumer's 128 threads copy the chunk out
+ * themselves, one row of 64 columns (128 bytes) per warp at a time, each lane 2 columns with
+ * one 4-byte store where the address is 4-byte aligned, else two 2-byte ones, every element
+ * checked against m and n; the bar_sync that opens the next chunk keeps a buffer from being
+ * restaged before every warp has read it out (no bulk groups). */
+template <bool PD>
 __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cfg::MI][cfg::ACC],
                                          uint32_t ebuf, int m0, int n0, int cw, int wtid,
                                          uint32_t &echunk)
@@ -306,7 +327,7 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
         if (n0 + ch * 64 >= p.n) break;     /* uniform over the warpgroup */
         const uint32_t buf = ebuf + (echunk % cfg::EPI_BUFS) * cfg::EPI_BUF;
         /* The store that last read this buffer must be done reading it. */
-        if (wtid == 0) bulk_wait_read<cfg::EPI_BUFS - 1>();
+        if (!PD && wtid == 0) bulk_wait_read<cfg::EPI_BUFS - 1>();
         bar_sync(BAR_WG + cw, 128);
 #pragma unroll
         for (int mi = 0; mi < cfg::MI; mi++) {
@@ -334,11 +355,29 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
                             pack_bf16(v[2], v[3]), pack_bf16(v[4], v[5]), pack_bf16(v[6], v[7]));
             }
         }
-        fence_proxy_async();                /* make the stmatrix writes visible to TMA */
-        bar_sync(BAR_WG + cw, 128);
-        if (wtid == 0) {
-            tma_store(&p.d, buf, n0 + ch * 64, m0);
-            bulk_commit();
+        if constexpr (!PD) {
+            fence_proxy_async();            /* make the stmatrix writes visible to TMA */
+            bar_sync(BAR_WG + cw, 128);
+            if (wtid == 0) {
+                tma_store(&p.d, buf, n0 + ch * 64, m0);
+                bulk_commit();
+            }
+        } else {
+            bar_sync(BAR_WG + cw, 128);     /* the chunk is staged: every warp reads it out */
+            const int col = n0 + ch * 64 + 2 * lane;
+            const int cidx = lane >> 2;     /* the lane's 16-byte unit of the staged row */
+            const bool in0 = col < p.n, in1 = col + 1 < p.n;
+            for (int r = warp; r < cfg::WG_M && m0 + r < p.m; r += 4) {
+                const int phys = cfg::CONFLICT ? cidx : (cidx ^ (r & 7));
+                const uint32_t v = ld_shared_b32(buf + (uint32_t)(r * 128 + phys * 16 + (lane & 3) * 4));
+                __nv_bfloat16 *d = p.dptr + (int64_t)(m0 + r) * p.ldd + col;
+                if (in1 && ((uintptr_t)d & 3u) == 0) {
+                    *reinterpret_cast<uint32_t *>(d) = v;
+                } else {
+                    if (in0) *reinterpret_cast<uint16_t *>(d) = (uint16_t)(v & 0xffffu);
+                    if (in1) *reinterpret_cast<uint16_t *>(d + 1) = (uint16_t)(v >> 16);
+                }
+            }
         }
         echunk++;
     }
@@ -415,9 +454,12 @@ __device__ __forceinline__ void st_release(int *p, int v)
     asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-/* AMN, BMN: A, B MN-major (A column-major, B row-major) rather than K-major. */
-template <bool AMN, bool BMN>
-__global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_constant__ kparams p)
+/* The kernel's body. AMN, BMN: A, B MN-major (A column-major, B row-major) rather than
+ * K-major; PD: the predicated epilogue (see epilogue()). Two kernels below wrap it, so that
+ * the TMA-store kernel (PD false) compiles to the code it had before the predicated one
+ * existed. */
+template <bool AMN, bool BMN, bool PD>
+__device__ __forceinline__ void gemm_body(const kparams &p)
 {
     using A = opA<AMN>;
     using B = opB<BMN>;
@@ -588,15 +630,38 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_const
                     have += min(p.k_iters - have, e2 - s2);
                 }
             }
-            epilogue(p, acc, ebuf, m0, n0, cw, wtid, echunk);
+            epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
-        if (wtid == 0) bulk_wait_all();
+        if (!PD && wtid == 0) bulk_wait_all();
     }
     /* No CTA may leave while its peer can still arrive on its barriers. */
     if (cfg::CSIZE > 1) cluster_sync_all();
 }
 
+/* D stored by TMA (ldd a multiple of 8). */
+template <bool AMN, bool BMN>
+__global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm(const __grid_constant__ kparams p)
+{
+    gemm_body<AMN, BMN, false>(p);
+}
+
+/* D stored by the consumers' predicated stores (any ldd; see epilogue()). */
+template <bool AMN, bool BMN>
+__global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_gemm_pd(const __grid_constant__ kparams p)
+{
+    gemm_body<AMN, BMN, true>(p);
+}
+
 /* ---- the host side ---------------------------------------------------------------------- */
+
+#if TB_WGMMA_PART == 2
+/* The MN-major TMA-store kernels, named here before the host functions name them and their
+ * predicated twins, so that the compiler emits them first and in their old order: their PTX
+ * then matches the build before the predicated kernels existed byte for byte, labels and all. */
+[[maybe_unused]] void (*const tma_kernels_in_order[])(kparams) = {
+    wgmma_gemm<true, false>, wgmma_gemm<true, true>, wgmma_gemm<false, true>
+};
+#endif
 
 PFN_cuTensorMapEncodeTiled_v12000 g_encode;
 
@@ -636,6 +701,7 @@ CUresult encode_2d(CUtensorMap *map, const void *ptr, int64_t inner, int64_t out
 
 struct wg_state {
     kparams p;                      /* the kernel parameter, maps included */
+    bool pd;                        /* ldd not a multiple of 8: wgmma_gemm_pd, no map of D */
     const void *a, *b;              /* the buffers the maps were encoded for */
     void *d;
     int64_t m, n, k, lda, ldb, ldd;
@@ -696,8 +762,8 @@ int hilbert_table(int cm, int cn, uint32_t **out, char *msg, size_t len)
 }
 
 /* The layout's own problems only: A and B in this variant's majors, C (beta != 0) and D
- * row-major, batch 1; every pitch (lda: A's row or column, ldb: B's column or row, ldd: D's
- * row) a multiple of 16 bytes. */
+ * row-major, batch 1; the pitches TMA loads from (lda: A's row or column, ldb: B's column or
+ * row) a multiple of 16 bytes; ldd any (not a multiple of 8: the predicated epilogue). */
 template <bool AMN, bool BMN>
 int wg_supports(const tb_problem *p, char *why, size_t len)
 {
@@ -713,9 +779,6 @@ int wg_supports(const tb_problem *p, char *why, size_t len)
         return tbv::no(why, len, "%s pitch of b not a multiple of 16 bytes (ldb = %lld must be a "
                        "multiple of 8): TMA cannot describe it", BMN ? "row" : "column",
                        (long long)g->ldb);
-    if (g->ldd % 8 != 0)
-        return tbv::no(why, len, "row pitch of d not a multiple of 16 bytes (ldd must be a "
-                                 "multiple of 8): TMA cannot describe it");
     if (g->m > INT_MAX - 512 || g->n > INT_MAX - 512 || g->k > INT_MAX - 64)
         return tbv::no(why, len, "m, n and k must be below 2^31 - 512");
     const int64_t tiles_m = (g->m + cfg::TILE_M * cfg::CM - 1) / (cfg::TILE_M * cfg::CM) * cfg::CM;
@@ -796,7 +859,10 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     *state = NULL;
     const tb_gemm *g = &p->gemm;
     if (find_encode(msg, len)) return 1;
-    cudaError_t e = cudaFuncSetAttribute(wgmma_gemm<AMN, BMN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    /* D's pitch picks the kernel: TMA stores where TMA can describe it, else predicated ones */
+    const bool pd = g->ldd % 8 != 0;
+    void (*const kernel)(kparams) = !pd ? wgmma_gemm<AMN, BMN> : wgmma_gemm_pd<AMN, BMN>;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          cfg::SMEM);
     /* one CTA per SM: the smem and 384 threads see to it (sms: capped by TB_EXP_MAXCTAS) */
     const int sms = e == cudaSuccess ? max_ctas(&e) : 0;
@@ -818,7 +884,7 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
         lc.dynamicSmemBytes = cfg::SMEM;
         lc.attrs = at;
         lc.numAttrs = 1;
-        e = cudaOccupancyMaxActiveClusters(&max_clusters, wgmma_gemm<AMN, BMN>, &lc);
+        e = cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &lc);
         if (TB_EXP_MAXCTAS > 0 && TB_EXP_MAXCTAS / cfg::CSIZE < max_clusters)
             max_clusters = TB_EXP_MAXCTAS / cfg::CSIZE;
         if (e != cudaSuccess || max_clusters < 1) {
@@ -831,7 +897,9 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
     s->m = g->m; s->n = g->n; s->k = g->k;
     s->lda = g->lda; s->ldb = g->ldb; s->ldd = g->ldd;
+    s->pd = pd;
     kparams &k = s->p;
+    k.ldd = g->ldd;
     k.m = (int)g->m;
     k.n = (int)g->n;
     k.k_iters = (int)((g->k + 63) / 64);
@@ -889,7 +957,7 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
                                 CU_TENSOR_MAP_SWIZZLE_128B)
                     : encode_2d(&s->p.b, io->in[1], s->k, s->n, s->ldb, 64, B::BOX_OUTER,
                                 CU_TENSOR_MAP_SWIZZLE_128B);
-        if (r == CUDA_SUCCESS)
+        if (r == CUDA_SUCCESS && !s->pd)
             r = encode_2d(&s->p.d, io->out[0], s->n, s->m, s->ldd, 64, cfg::WG_M,
                           cfg::CONFLICT ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B);
         if (r != CUDA_SUCCESS) {
@@ -904,8 +972,10 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     s->p.c = g->beta != 0.0 ? (const __nv_bfloat16 *)io->in[2] : NULL;
     s->p.alpha = (float)g->alpha;
     s->p.beta = (float)g->beta;
+    s->p.dptr = (__nv_bfloat16 *)io->out[0];
+    void (*const kernel)(kparams) = !s->pd ? wgmma_gemm<AMN, BMN> : wgmma_gemm_pd<AMN, BMN>;
     if (cfg::CSIZE == 1) {
-        wgmma_gemm<AMN, BMN><<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
+        kernel<<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
         return tbv::last_launch_error();
     }
     cudaLaunchConfig_t lc = {};
@@ -920,7 +990,7 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     lc.stream = (cudaStream_t)stream;
     lc.attrs = at;
     lc.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&lc, wgmma_gemm<AMN, BMN>, s->p);
+    const cudaError_t e = cudaLaunchKernelEx(&lc, kernel, s->p);
     return e != cudaSuccess ? (int)e : tbv::last_launch_error();
 }
 
@@ -930,11 +1000,11 @@ int wg_describe(void *state, char *buf, size_t len)
     if (!s || !buf || !len) return 1;
     snprintf(buf, len,
              "ctas=%d clusters=%d/%d tiles=%dx%d k_blocks=%d band=%d smem=%d regs=%d/%d "
-             "streamk=%s first=%d per=%d total=%d",
+             "streamk=%s first=%d per=%d total=%d d_store=%s",
              s->grid, s->clusters, s->max_clusters, s->p.ctiles_m * cfg::CM,
              s->p.ctiles_n * cfg::CN, s->p.k_iters, s->p.band, cfg::SMEM, cfg::PRODUCER_REGS,
              cfg::CONSUMER_REGS, s->p.sk_total ? "on" : "off", s->p.sk_first, s->p.sk_per,
-             s->p.sk_total);
+             s->p.sk_total, s->pd ? "predicated" : "tma");
     return 0;
 }
 

@@ -1,0 +1,52 @@
+/* auto_rules.cuh - wgmma_auto's two pitch rules as plain host arithmetic, in C (and C++), so that
+ * the dispatcher (auto.cu) and its CPU test (tests/test_auto.c) read the same rule:
+ *  - tb_auto_realign_pays(): copy A and B to 64-element (128-byte) rows before the TMA point?
+ *  - tb_auto_small_pays(): run the small kernel (small.cuh) instead of a point at all?
+ * Owns the rules' constants and nothing else (no state, no CUDA). auto.cu's comments above
+ * realign_pays() and small_pays() say where each constant was measured (docs/perf.md, twelfth
+ * session and "predicated epilogue and small odd shapes").
+ */
+#ifndef TB_VARIANTS_WGMMA_AUTO_RULES_CUH
+#define TB_VARIANTS_WGMMA_AUTO_RULES_CUH
+
+#include "tilebench/variant.h"
+
+/* realign_pays: the TMA point loses about TB_AUTO_LOSS of its time (FLOPs at
+ * TB_AUTO_KERNEL_FLOPS plus a floor) on rows that are not 128-byte aligned; the copy moves both
+ * operands twice at TB_AUTO_DRAM_BYTES per second plus a launch. */
+#define TB_AUTO_KERNEL_FLOPS 700e12
+#define TB_AUTO_KERNEL_FLOOR_S 4e-6
+#define TB_AUTO_DRAM_BYTES 3.0e12
+#define TB_AUTO_COPY_LAUNCH_S 4e-6
+#define TB_AUTO_LOSS 0.75
+/* small_pays: small.cuh's tiles (64 rows by 136 columns at most) and the most it takes, one
+ * wave on the 132 SMs of the H100 the table was measured on; its cp.async rows need pitches
+ * of 8 elements (16 bytes); TMA's full rate needs 64 (128 bytes). */
+#define TB_AUTO_SMALL_BM 64
+#define TB_AUTO_SMALL_BN 136
+#define TB_AUTO_SMALL_MAX_TILES 132
+#define TB_AUTO_FULL_PITCH 64
+
+static inline int tb_auto_realign_pays(const tb_gemm *g)
+{
+    const double m = (double)g->m, n = (double)g->n, k = (double)g->k;
+    const double lost = TB_AUTO_LOSS * (2.0 * m * n * k / TB_AUTO_KERNEL_FLOPS + TB_AUTO_KERNEL_FLOOR_S);
+    const double copy = 4.0 * (m + n) * k / TB_AUTO_DRAM_BYTES + TB_AUTO_COPY_LAUNCH_S;
+    return lost > copy;
+}
+
+/* tn (A row-major, B column-major), lda and ldb multiples of 8 but not both of
+ * TB_AUTO_FULL_PITCH, the copy not paying (checked only when the table asks for 128-byte rows,
+ * pitch_align > 8), and at most one wave of small tiles. */
+static inline int tb_auto_small_pays(const tb_gemm *g, long pitch_align)
+{
+    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL) return 0;
+    if (g->lda % 8 != 0 || g->ldb % 8 != 0) return 0;
+    if (g->lda % TB_AUTO_FULL_PITCH == 0 && g->ldb % TB_AUTO_FULL_PITCH == 0) return 0;
+    if (pitch_align > 8 && tb_auto_realign_pays(g)) return 0;
+    const long long tiles = (long long)((g->m + TB_AUTO_SMALL_BM - 1) / TB_AUTO_SMALL_BM) *
+                            (long long)((g->n + TB_AUTO_SMALL_BN - 1) / TB_AUTO_SMALL_BN);
+    return tiles <= TB_AUTO_SMALL_MAX_TILES;
+}
+
+#endif /* TB_VARIANTS_WGMMA_AUTO_RULES_CUH */
