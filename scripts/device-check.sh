@@ -56,11 +56,12 @@ for t in "${tests[@]}"; do
     if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_clock ]; then "$P/libexec/tilebench/tests/test_clock" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_counters ]; then "$P/libexec/tilebench/tests/test_counters" > "$out/$t.log" 2>&1; rc=$?
-    elif [ $t = gpu_wgmma_probe ]; then   # as CTest's gpu_wgmma_probe: clusters 2x1 and 1x2, pingpong, stream-K
+    elif [ $t = gpu_wgmma_probe ]; then   # as CTest's gpu_wgmma_probe: clusters 2x1 and 1x2, pingpong, stream-K, wgmma_auto (issue 22's odd shapes)
         "$P/libexec/tilebench/tests/wgmma_layout_probe" "$TB_VARIANTS"/wgmma_bf16_128x256x64_c2x1_s4_cooperative_rasterm_sw16.so \
             "$TB_VARIANTS_GRID"/wgmma_bf16_128x256x64_c1x2_s4_cooperative_rasterm_sw16.so \
             "$TB_VARIANTS_GRID"/wgmma_bf16_64x256x64_c2x1_s4_pingpong_rasterm_sw16.so \
-            "$TB_VARIANTS_GRID"/wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tail-streamk.so > "$out/$t.log" 2>&1; rc=$?
+            "$TB_VARIANTS_GRID"/wgmma_bf16_256x128x64_c1x1_s4_cooperative_rasterm_sw8_tail-streamk.so \
+            "$TB_VARIANTS"/wgmma_auto_bf16.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_wgmma_fp8_probe ]; then   # as CTest's: every FP8 point (issue 23)
         "$P/libexec/tilebench/tests/wgmma_fp8_probe" "$TB_VARIANTS_GRID"/wgmma_e4m3_*.so > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_skinny_probe ]; then   # as CTest's gpu_skinny_probe (tests/CMakeLists.txt)

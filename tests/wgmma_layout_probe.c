@@ -6,11 +6,21 @@
  * sums), runs setup/launch/teardown on its own buffers and compares D with a CPU product in
  * double. A failure prints where: the first wrong element and, over D's first 128 x 128, a map
  * of 16 x 16 blocks ('.' right, '#' any element wrong), which tells a k-group, an MN-block or a
- * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape. --pads adds
- * P elements to every leading dimension (each P in turn: odd pitches take a variant's
- * unaligned path), with A and B allocated to their exact extent, as the harness does, and D's
- * elements between n and ldd checked untouched. Also for the skinny library (any layout,
- * m <= 64; CTest's gpu_skinny_probe).
+ * swizzle slip apart at a glance. Also beta != 0 (C row-major) on the last shape. The CPU
+ * product runs k outer over a row of B (cache-friendly), so large shapes cost little.
+ * --pads adds P elements to every leading dimension (each P in turn, default 0 only: odd
+ * pitches take a variant's unaligned path), with A and B allocated to their exact extent, as
+ * the harness does, and C and D at their own pitch ldc = ldd. For each P, every shape runs
+ * again with ldd = n + 1 (and the last with ldd = n + 3, beta != 0), A and B still at least +
+ * P: a D pitch that is not a multiple of 8, which the points store with their predicated
+ * epilogue (wgmma.cu) and wgmma_auto's small kernel straight from registers (a run that
+ * would repeat one with ldd = n + P is left out). D is poisoned (0xffff, NaN) before every
+ * launch and its padding columns (n .. ldd - 1) must keep the poison; A's and B's padding
+ * is NaN too, which a read of it would spread into D. A wgmma_auto library (family
+ * "wgmma_auto") also runs issue 22's odd shapes (127x129x136, 777x1234x552 in every layout,
+ * 1023x1025x1032 and 1000^3 in tn: its small kernel in tn, points after copies in the other
+ * layouts; then 127x129x136 with beta != 0) once, every leading dimension least (ldd = n).
+ * Also for the skinny library (any layout, m <= 64; CTest's gpu_skinny_probe).
  *   wgmma_layout_probe [--shapes MxNxK,...] [--pads P,...] LIB.so...
  * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
 #define _GNU_SOURCE
@@ -52,18 +62,20 @@ static size_t extent(tb_layout lay, int64_t rows, int64_t cols, int64_t ld)
     return (size_t)(lay == TB_LAYOUT_ROW ? (rows - 1) * ld + cols : (cols - 1) * ld + rows);
 }
 
-/* One variant on one shape, every leading dimension its least + pad; 0 right, 1 wrong or
- * failed. */
-static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t pad, double alpha,
-                 double beta)
+/* One variant on one shape, A's and B's leading dimensions their least + pad, C's and D's
+ * pitch n + dpad; 0 right, 1 wrong or failed. */
+static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t pad, int64_t dpad,
+                 double alpha, double beta)
 {
     const tb_param *lp = tb_param_find(v->params, "layout");
     const char *lay = lp && lp->s ? lp->s : "tn";
     tb_problem p = tb_test_gemm(lay, m, n, k, pad);
     tb_gemm *g = &p.gemm;
     g->alpha = alpha; g->beta = beta;
-    printf("%-64s %-2s %5lldx%5lldx%5lld pad %lld beta %4.2f: ", v->name, lay, (long long)m,
-           (long long)n, (long long)k, (long long)pad, beta);
+    g->ldc = g->ldd = n + dpad;
+    g->stride_c = g->stride_d = m * g->ldd;
+    printf("%-64s %-2s %5lldx%5lldx%5lld pad %lld ldd %5lld beta %4.2f: ", v->name, lay,
+           (long long)m, (long long)n, (long long)k, (long long)pad, (long long)g->ldd, beta);
     char why[256] = "";
     if (v->supports && !v->supports(&p, why, sizeof why)) {
         printf("not supported: %s\n", why);
@@ -91,12 +103,16 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
             hb[g->b_layout == TB_LAYOUT_COL ? j * g->ldb + kk : kk * g->ldb + j] = to_bf16(x);
         }
     for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)small_int());
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            double s = 0;
-            for (int64_t kk = 0; kk < k; kk++) s += (double)af[i * k + kk] * bf[kk * n + j];
-            ref[i * n + j] = alpha * s + beta * from_bf16(hc[i * g->ldc + j]);
+    for (int64_t i = 0; i < m; i++) {       /* row i of A times B, k outer (cache-friendly) */
+        double *r = ref + i * n;
+        for (int64_t j = 0; j < n; j++) r[j] = 0;
+        for (int64_t kk = 0; kk < k; kk++) {
+            const double a = af[i * k + kk];
+            const float *b = bf + kk * n;
+            for (int64_t j = 0; j < n; j++) r[j] += a * b[j];
         }
+        for (int64_t j = 0; j < n; j++) r[j] = alpha * r[j] + beta * from_bf16(hc[i * g->ldc + j]);
+    }
     void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *ws = NULL, *state = NULL;
     const size_t wsb = v->workspace_size ? v->workspace_size(&p) : 0;
     cudaStream_t st = NULL;
@@ -224,10 +240,30 @@ int main(int argc, char **argv)
             if (strcmp(name, v->name)) { printf("%s: name %s, want %s\n", argv[f], v->name, name); fails++; }
             for (int x = 0; x < np; x++) {
                 for (int s = 0; s < ns; s++) {
-                    fails += probe(v, sh[s][0], sh[s][1], sh[s][2], pd[x], 1.0, 0.0);
+                    fails += probe(v, sh[s][0], sh[s][1], sh[s][2], pd[x], pd[x], 1.0, 0.0);
                     runs++;
                 }
-                fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], pd[x], 0.5, -0.75);
+                fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], pd[x], pd[x], 0.5, -0.75);
+                runs++;
+                /* D's pitch not a multiple of 8: the predicated stores (unless just run) */
+                for (int s = 0; s < ns && pd[x] != 1; s++) {
+                    fails += probe(v, sh[s][0], sh[s][1], sh[s][2], pd[x], 1, 1.0, 0.0);
+                    runs++;
+                }
+                if (pd[x] != 3) {
+                    fails += probe(v, sh[ns - 1][0], sh[ns - 1][1], sh[ns - 1][2], pd[x], 3, 0.5, -0.75);
+                    runs++;
+                }
+            }
+            if (strcmp(v->family, "wgmma_auto") == 0) {   /* issue 22's odd shapes, every path */
+                static const int64_t odd[4][3] = { { 127, 129, 136 }, { 1023, 1025, 1032 },
+                                                   { 1000, 1000, 1000 }, { 777, 1234, 552 } };
+                for (int s = 0; s < 4; s++) {
+                    if (odd[s][0] >= 1000 && i != 0) continue;   /* the two largest in tn (index 0) only */
+                    fails += probe(v, odd[s][0], odd[s][1], odd[s][2], 0, 0, 1.0, 0.0);
+                    runs++;
+                }
+                fails += probe(v, 127, 129, 136, 0, 0, 0.5, -0.75);
                 runs++;
             }
         }

@@ -5,8 +5,8 @@
  * Owns the choice, per problem, of what computes it, made once in setup() from a table a
  * sweep measured (auto-table.json, turned into auto_table.cuh by CMake), and the forwarding of
  * launch() to it:
- *  - tn and m <= the table's skinny_max_m: the skinny kernel (skinny.cuh), memory-bound, any
- *    pitch (it reads k-contiguous rows of A and B: tn only);
+ *  - m <= the table's skinny_max_m, any layout: the skinny kernel (skinny.cuh for B
+ *    column-major, skinny_rowb.cuh for B row-major), memory-bound, any pitch, no workspace;
  *  - tn, lda and ldb multiples of 8 but not both of 64 (rows 16- but not 128-byte aligned,
  *    which TMA reads at about half rate), copying them not paying (realign_pays() false) and
  *    at most one wave of 64 x 136 tiles (small_pays(); the rule is auto_rules.cuh's): the small
@@ -86,7 +86,7 @@ int choose(const tb_problem *p, int *row)
     const tb_gemm *g = &p->gemm;
     const int l = layout_of(g);
     *row = -1;
-    if (l == 0 && g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return PATH_SKINNY;
+    if (g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return PATH_SKINNY;
     if (small_pays(p)) return PATH_SMALL;
     int rows_l = 0;                      /* the table's rows measured in this layout */
     for (int i = 0; tb_auto_rows[i].point != -2; i++)   /* wgmma rows only: skinny rows skip */
