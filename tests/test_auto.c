@@ -285,6 +285,10 @@ int main(int argc, char **argv)
         TB_CHECK(!tb_auto_small_pays(&wide.gemm, align));
         tb_problem odd_k = gemm(127, 129, 137, 0);      /* lda 137: no 16-byte rows */
         TB_CHECK(!tb_auto_small_pays(&odd_k.gemm, align));
+        tb_problem long_k = gemm(127, 129, 65528, 0);   /* 4 tiles walking 65528 of k alone */
+        TB_CHECK(!tb_auto_small_pays(&long_k.gemm, align));
+        tb_problem edge_k = gemm(127, 129, 4088, 0);    /* within the guard */
+        TB_CHECK(tb_auto_small_pays(&edge_k.gemm, align));
     }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);

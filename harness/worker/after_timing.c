@@ -30,7 +30,7 @@
 static double hidden_ms(const double *wall, const double *ms, int n, int reps, double base)
 {
     double *gap = malloc(sizeof(double) * (size_t)n);
-    if (!gap) return 0;
+    if (!gap) return NAN;   /* no verdict; the caller keeps the one it had */
     for (int i = 0; i < n; i++) gap[i] = wall[i] - ms[i] * reps;
     double h = (tb_stats_median(gap, n) - base) / reps;
     free(gap);
@@ -44,7 +44,9 @@ static int flags_hidden(double hidden, double med)
 
 /* The confirmation: TB_HIDDEN_CONFIRM_N samples more, by the same method, kept apart from the
  * timing (the figures stay those of the stop rule), and the rule applied to the kept samples
- * and these together. Returns 0, or 1/2 (state.h) when a sample failed. */
+ * and these together. They are taken by tbw_take_sample, so the measurement's counts of input
+ * refreshes and retaken samples include them. Returns 0, or 1/2 (state.h) when a sample
+ * failed. */
 static int confirm_hidden(worker *w, vstate *vs, int reps, double base, double *hidden, int *n_out)
 {
     int n = vs->n + TB_HIDDEN_CONFIRM_N;
@@ -59,8 +61,9 @@ static int confirm_hidden(worker *w, vstate *vs, int reps, double base, double *
         wall[have] = smp.wall_ms;
         ms[have] = smp.ms;
     }
-    if (!r) {
-        *hidden = hidden_ms(wall, ms, n, reps, base);
+    const double h = r ? NAN : hidden_ms(wall, ms, n, reps, base);
+    if (!r && isfinite(h)) {
+        *hidden = h;
         *n_out = TB_HIDDEN_CONFIRM_N;
     }
     free(wall);
@@ -96,6 +99,7 @@ int tbw_check_after_timing(worker *w, vstate *vs)
         double base = vs->reps ? w->base_graph : w->base_cold;   /* neither flushes */
         double med = tb_stats_median(vs->ms, vs->n);
         double hidden = hidden_ms(vs->wall, vs->ms, vs->n, reps, base);
+        if (!isfinite(hidden)) hidden = 0;   /* out of memory: no gap to judge (as before) */
         int confirmed_n = 0;
         if (flags_hidden(hidden, med) && vs->n < TB_HIDDEN_CONFIRM_N) {
             int r = confirm_hidden(w, vs, reps, base, &hidden, &confirmed_n);

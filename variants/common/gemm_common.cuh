@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tilebench/variant.h"
 
@@ -112,6 +113,20 @@ static inline strides strides_of(tb_layout l, int64_t ld)
 }
 
 /* Return the error the launch just queued (or 0), as launch() reports it. */
+/* A copy of the host's problem that reads no byte beyond what the host built (its
+ * struct_size, the growth rule of variant.h): fields a smaller (older) host did not have take
+ * their defaults (scales 1). */
+static inline tb_problem problem_copy(const tb_problem *p)
+{
+    tb_problem q;
+    memset(&q, 0, sizeof q);
+    const size_t n = p->struct_size < sizeof q ? p->struct_size : sizeof q;
+    memcpy(&q, p, n);
+    q.struct_size = (uint32_t)sizeof q;
+    if (n < TB_PROBLEM_G1_SIZE) q.gemm_scales.scale_a = q.gemm_scales.scale_b = 1.0f;
+    return q;
+}
+
 static inline int last_launch_error(void)
 {
     return (int)cudaGetLastError();

@@ -145,7 +145,7 @@ bool small_pays(const tb_problem *p)
  * epilogue where ldd is not a multiple of 8). */
 tb_problem padded(const tb_problem *p, int *pad_a, int *pad_b)
 {
-    tb_problem q = *p;
+    tb_problem q = tbv::problem_copy(p);
     tb_gemm *g = &q.gemm;
     const bool realign = ALIGN > 8 && realign_pays(g);
     *pad_a = g->lda % 8 != 0 || (realign && g->lda % ALIGN != 0);
@@ -268,7 +268,7 @@ int au_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     auto_state *s = (auto_state *)calloc(1, sizeof *s);
     if (!s) { snprintf(msg, len, "out of memory"); return 1; }
     s->point = choose(p, &s->row);
-    s->q = *p;
+    s->q = tbv::problem_copy(p);
     if (s->point == PATH_SMALL && small_setup(msg, len)) {
         free(s);
         return 1;

@@ -26,6 +26,10 @@
 #define TB_AUTO_SMALL_BN 136
 #define TB_AUTO_SMALL_MAX_TILES 132
 #define TB_AUTO_FULL_PITCH 64
+/* ... and no longer k than this: a small tile walks its k alone, so few tiles over a long k
+ * leave most SMs idle where a stream-K point spreads the work (127x129x65528 would run on 4
+ * CTAs). A guard, not a measured crossover: the rule was measured at k <= 1032. */
+#define TB_AUTO_SMALL_MAX_K 4096
 
 static inline int tb_auto_realign_pays(const tb_gemm *g)
 {
@@ -37,11 +41,11 @@ static inline int tb_auto_realign_pays(const tb_gemm *g)
 
 /* tn (A row-major, B column-major), lda and ldb multiples of 8 but not both of
  * TB_AUTO_FULL_PITCH, the copy not paying (checked only when the table asks for 128-byte rows,
- * pitch_align > 8), and at most one wave of small tiles. */
+ * pitch_align > 8), at most one wave of small tiles, k at most TB_AUTO_SMALL_MAX_K. */
 static inline int tb_auto_small_pays(const tb_gemm *g, long pitch_align)
 {
     if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL) return 0;
-    if (g->lda % 8 != 0 || g->ldb % 8 != 0) return 0;
+    if (g->lda % 8 != 0 || g->ldb % 8 != 0 || g->k > TB_AUTO_SMALL_MAX_K) return 0;
     if (g->lda % TB_AUTO_FULL_PITCH == 0 && g->ldb % TB_AUTO_FULL_PITCH == 0) return 0;
     if (pitch_align > 8 && tb_auto_realign_pays(g)) return 0;
     const long long tiles = (long long)((g->m + TB_AUTO_SMALL_BM - 1) / TB_AUTO_SMALL_BM) *
