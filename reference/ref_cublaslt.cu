@@ -1,9 +1,13 @@
-/* ref_cublaslt.cu - the cuBLASLt reference: BF16 A/B, FP32 compute, FP32 C/D.
+/* ref_cublaslt.cu - the cuBLASLt reference: BF16 or E4M3 A/B, FP32 compute, FP32 C/D.
  *
  * cuBLASLt is column-major; the reference's D_ref is row-major m x n, which is column-major
  * n x m. So it computes D_ref^T = B^T A^T: cuBLASLt's "A" is our B and its "B" is our A,
  * each with the transpose that its storage needs (see lt_operand()). C (bf16, any layout) is
  * first widened into D_ref by a kernel, then cuBLASLt runs in place with C = D = D_ref.
+ * E4M3 A and B (FP8 problems): cuBLASLt's FP8 kernels (Hopper: the "TN" form, which is our tn,
+ * and 16-byte aligned dimensions: tb_ref_cublaslt_supports), the per-tensor scales passed as
+ * device scalars (A_SCALE_POINTER / B_SCALE_POINTER, cuBLASLt's A being our B), FP32 out, and
+ * never fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM left 0: partial sums promoted).
  */
 #include "ref.h"
 #include <cublasLt.h>
@@ -14,9 +18,16 @@
 struct tb_ref {
     cublasLtHandle_t lt;
     void *ws;
+    float *scales;   /* device: cuBLASLt's A scale (our B's), then its B scale (our A's) */
 };
 
 namespace {
+
+__global__ void set_scales(float *dst, float x_scale, float y_scale)
+{
+    dst[0] = x_scale;
+    dst[1] = y_scale;
+}
 
 __global__ void load_c(float *D, const __nv_bfloat16 *C, int64_t m, int64_t n, int c_col,
                        int64_t ldc, int64_t sc)
@@ -63,6 +74,10 @@ extern "C" int tb_ref_open(tb_ref **out, char *msg, size_t len)
         return 1;
     }
     cudaError_t e = cudaMalloc(&r->ws, TB_REF_WORKSPACE_BYTES);
+    if (e == cudaSuccess) {
+        e = cudaMalloc(&r->scales, 2 * sizeof(float));
+        if (e != cudaSuccess) cudaFree(r->ws);
+    }
     if (e != cudaSuccess) {
         snprintf(msg, len, "cannot allocate the reference workspace: %s", cudaGetErrorString(e));
         cublasLtDestroy(r->lt);
@@ -76,14 +91,32 @@ extern "C" int tb_ref_open(tb_ref **out, char *msg, size_t len)
 extern "C" void tb_ref_close(tb_ref *r)
 {
     if (!r) return;
+    cudaFree(r->scales);
     cudaFree(r->ws);
     cublasLtDestroy(r->lt);
     free(r);
 }
 
+extern "C" int tb_ref_cublaslt_supports(const tb_gemm *g)
+{
+    const int fp8 = g->a_type == TB_DTYPE_E4M3 && g->b_type == TB_DTYPE_E4M3;
+    if (!fp8) return g->a_type == TB_DTYPE_BF16 && g->b_type == TB_DTYPE_BF16;
+    return g->a_layout == TB_LAYOUT_ROW && g->b_layout == TB_LAYOUT_COL && g->m % 16 == 0 &&
+           g->n % 16 == 0 && g->k % 16 == 0 && g->lda % 16 == 0 && g->ldb % 16 == 0;
+}
+
 extern "C" int tb_ref_gemm_cublaslt(tb_ref *r, const tb_gemm *g, const void *a, const void *b,
                                     const void *c, float *d_ref, cudaStream_t s,
                                     char *algo, size_t algo_len, char *msg, size_t len)
+{
+    return tb_ref_gemm_cublaslt_scaled(r, g, 1.0f, 1.0f, a, b, c, d_ref, s, algo, algo_len, msg,
+                                       len);
+}
+
+extern "C" int tb_ref_gemm_cublaslt_scaled(tb_ref *r, const tb_gemm *g, float scale_a,
+                                           float scale_b, const void *a, const void *b,
+                                           const void *c, float *d_ref, cudaStream_t s,
+                                           char *algo, size_t algo_len, char *msg, size_t len)
 {
     int rc = 1;
     cublasLtMatmulDesc_t op = NULL;
@@ -97,6 +130,14 @@ extern "C" int tb_ref_gemm_cublaslt(tb_ref *r, const tb_gemm *g, const void *a, 
     size_t ws = TB_REF_WORKSPACE_BYTES;
     int64_t batch = g->batch;
     int64_t sd = g->m * g->n;
+    const int fp8 = g->a_type == TB_DTYPE_E4M3 && g->b_type == TB_DTYPE_E4M3;
+    const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+    const void *xs = r->scales, *ys = r->scales + 1;
+    if (!tb_ref_cublaslt_supports(g)) {
+        snprintf(msg, len, "cublaslt reference: cannot compute this problem (fp8 needs layout tn "
+                 "and m, n, k, lda, ldb multiples of 16)");
+        return 1;
+    }
 
     if (g->beta != 0.0) {
         int64_t total = g->m * g->n;
@@ -112,8 +153,17 @@ extern "C" int tb_ref_gemm_cublaslt(tb_ref *r, const tb_gemm *g, const void *a, 
     LT(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opx, sizeof opx));
     LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opy, sizeof opy));
-    LT(cublasLtMatrixLayoutCreate(&lx, CUDA_R_16BF, xr, xc, g->ldb));
-    LT(cublasLtMatrixLayoutCreate(&ly, CUDA_R_16BF, yr, yc, g->lda));
+    if (fp8) {
+        set_scales<<<1, 1, 0, s>>>(r->scales, scale_b, scale_a);   /* X = our B, Y = our A */
+        if (cudaGetLastError() != cudaSuccess) {
+            snprintf(msg, len, "cublaslt reference: cannot set the scales");
+            goto done;
+        }
+        LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &xs, sizeof xs));
+        LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ys, sizeof ys));
+    }
+    LT(cublasLtMatrixLayoutCreate(&lx, in_t, xr, xc, g->ldb));
+    LT(cublasLtMatrixLayoutCreate(&ly, in_t, yr, yc, g->lda));
     LT(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, (uint64_t)g->n, (uint64_t)g->m, g->n));
     if (batch > 1) {
         int32_t bc = (int32_t)batch;

@@ -6,9 +6,12 @@
  * computed one output (16x16 tiles): the register blocking only cuts shared-memory traffic
  * from two loads per FMA to half a load. It validates the cuBLASLt-family variants, three
  * trials a measurement: at 16384^3 the one-output-per-thread kernel took seconds a trial,
- * most of the default sweep's validation time (docs/perf.md, ninth session). */
+ * most of the default sweep's validation time (docs/perf.md, ninth session). E4M3 operands
+ * (FP8 problems) are decoded to the exact values they stand for, scale * decode(bits), in
+ * double, and summed the same way (naive_gemm<T>, one instantiation per operand type). */
 #include "ref.h"
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <stdio.h>
 
 namespace {
@@ -21,11 +24,27 @@ __device__ __forceinline__ float ld_bf16(const __nv_bfloat16 *p, int col_layout,
     return __bfloat162float(p[col_layout ? j * ld + i : i * ld + j]);
 }
 
+/* An operand's element as the exact value it stands for: a BF16 one as it is, an E4M3 one
+ * decoded (exact in float: 4 significant bits) times its scale, in double. */
+__device__ __forceinline__ double ld_val(const __nv_bfloat16 *p, int col, int64_t ld, int64_t i,
+                                         int64_t j, double scale)
+{
+    (void)scale;
+    return (double)ld_bf16(p, col, ld, i, j);
+}
+
+__device__ __forceinline__ double ld_val(const __nv_fp8_e4m3 *p, int col, int64_t ld, int64_t i,
+                                         int64_t j, double scale)
+{
+    return (double)(float)p[col ? j * ld + i : i * ld + j] * scale;
+}
+
+template <typename T>
 __global__ void __launch_bounds__(TD * TD)
-naive_gemm(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const __nv_bfloat16 *C, float *D,
+naive_gemm(const T *A, const T *B, const __nv_bfloat16 *C, float *D,
            int64_t m, int64_t n, int64_t k, int a_col, int b_col, int c_col, int64_t lda,
            int64_t ldb, int64_t ldc, int64_t sa, int64_t sb, int64_t sc, double alpha,
-           double beta)
+           double beta, double scale_a, double scale_b)
 {
     __shared__ double As[BK][BM], Bs[BK][BN];
     const int64_t bz = blockIdx.z;
@@ -41,12 +60,12 @@ naive_gemm(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const __nv_bfloat16 *
         for (int e = tid; e < BM * BK; e += TD * TD) {   /* A's 64x16 tile, k fastest */
             const int r = e / BK, kk = e % BK;
             const int64_t gi = i0 + r, gk = k0 + kk;
-            As[kk][r] = (gi < m && gk < k) ? ld_bf16(A, a_col, lda, gi, gk) : 0.0;
+            As[kk][r] = (gi < m && gk < k) ? ld_val(A, a_col, lda, gi, gk, scale_a) : 0.0;
         }
         for (int e = tid; e < BK * BN; e += TD * TD) {   /* B's 16x64 tile, n fastest */
             const int kk = e / BN, c = e % BN;
             const int64_t gk = k0 + kk, gj = j0 + c;
-            Bs[kk][c] = (gk < k && gj < n) ? ld_bf16(B, b_col, ldb, gk, gj) : 0.0;
+            Bs[kk][c] = (gk < k && gj < n) ? ld_val(B, b_col, ldb, gk, gj, scale_b) : 0.0;
         }
         __syncthreads();
         for (int kk = 0; kk < BK; kk++) {
@@ -73,6 +92,18 @@ naive_gemm(const __nv_bfloat16 *A, const __nv_bfloat16 *B, const __nv_bfloat16 *
 extern "C" int tb_ref_gemm_naive(const tb_gemm *g, const void *a, const void *b, const void *c,
                                  float *d_ref, cudaStream_t s, char *msg, size_t len)
 {
+    return tb_ref_gemm_naive_scaled(g, 1.0f, 1.0f, a, b, c, d_ref, s, msg, len);
+}
+
+extern "C" int tb_ref_gemm_naive_scaled(const tb_gemm *g, float scale_a, float scale_b,
+                                        const void *a, const void *b, const void *c,
+                                        float *d_ref, cudaStream_t s, char *msg, size_t len)
+{
+    const int fp8 = g->a_type == TB_DTYPE_E4M3 && g->b_type == TB_DTYPE_E4M3;
+    if (!fp8 && (g->a_type != TB_DTYPE_BF16 || g->b_type != TB_DTYPE_BF16)) {
+        snprintf(msg, len, "naive reference: A and B must both be bf16 or both e4m3");
+        return 1;
+    }
     if (g->batch > 65535) {
         snprintf(msg, len, "naive reference: batch %lld over 65535", (long long)g->batch);
         return 1;
@@ -83,10 +114,17 @@ extern "C" int tb_ref_gemm_naive(const tb_gemm *g, const void *a, const void *b,
     }
     dim3 block(TD, TD);
     dim3 grid((unsigned)((g->n + BN - 1) / BN), (unsigned)((g->m + BM - 1) / BM), (unsigned)g->batch);
-    naive_gemm<<<grid, block, 0, s>>>((const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b,
-        g->beta != 0.0 ? (const __nv_bfloat16 *)c : nullptr, d_ref, g->m, g->n, g->k,
-        g->a_layout == TB_LAYOUT_COL, g->b_layout == TB_LAYOUT_COL, g->c_layout == TB_LAYOUT_COL,
-        g->lda, g->ldb, g->ldc, g->stride_a, g->stride_b, g->stride_c, g->alpha, g->beta);
+    const __nv_bfloat16 *cc = g->beta != 0.0 ? (const __nv_bfloat16 *)c : nullptr;
+    const int ac = g->a_layout == TB_LAYOUT_COL, bc = g->b_layout == TB_LAYOUT_COL,
+              ccol = g->c_layout == TB_LAYOUT_COL;
+    if (fp8)
+        naive_gemm<__nv_fp8_e4m3><<<grid, block, 0, s>>>((const __nv_fp8_e4m3 *)a,
+            (const __nv_fp8_e4m3 *)b, cc, d_ref, g->m, g->n, g->k, ac, bc, ccol, g->lda, g->ldb,
+            g->ldc, g->stride_a, g->stride_b, g->stride_c, g->alpha, g->beta, scale_a, scale_b);
+    else
+        naive_gemm<__nv_bfloat16><<<grid, block, 0, s>>>((const __nv_bfloat16 *)a,
+            (const __nv_bfloat16 *)b, cc, d_ref, g->m, g->n, g->k, ac, bc, ccol, g->lda, g->ldb,
+            g->ldc, g->stride_a, g->stride_b, g->stride_c, g->alpha, g->beta, 1.0, 1.0);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
         snprintf(msg, len, "naive reference launch failed: %s", cudaGetErrorString(e));

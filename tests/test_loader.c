@@ -8,6 +8,37 @@
 #include <stdio.h>
 
 static char dir[1024];
+
+/* Fake variants for the host's refusal of FP8 problems (loader-5): never launched. */
+static const uint32_t g1_size = sizeof(tb_problem), small_size = 40;
+static const void *ext_g1(const char *key) { return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? &g1_size : NULL; }
+static const void *ext_none(const char *key) { (void)key; return NULL; }
+static const void *ext_small(const char *key) { return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? &small_size : NULL; }
+static int fake_launch(void *st, const tb_problem *p, const tb_buffers *io, void *ws, size_t wsb,
+                       tb_stream s)
+{
+    (void)st; (void)p; (void)io; (void)ws; (void)wsb; (void)s;
+    return 1;
+}
+static tb_variant fake(const void *(*ext)(const char *))
+{
+    tb_variant v = { TB_VARIANT_ABI_VERSION, sizeof(tb_variant), "fake", "fake", NULL, "any",
+                     NULL, NULL, fake_launch, NULL, NULL, NULL, ext };
+    return v;
+}
+static tb_problem problem_of(tb_dtype t)
+{
+    tb_problem p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    p.op = TB_OP_GEMM;
+    p.gemm.m = p.gemm.n = p.gemm.k = p.gemm.batch = 64;
+    p.gemm.a_type = p.gemm.b_type = t;
+    p.gemm.c_type = p.gemm.d_type = TB_DTYPE_BF16;
+    p.gemm.acc_type = TB_DTYPE_F32;
+    p.gemm_scales.scale_a = p.gemm_scales.scale_b = 0.5f;
+    return p;
+}
 static const char *zoo(const char *name)
 {
     static char p[1200];
@@ -92,6 +123,40 @@ int main(int argc, char **argv)
         char buf[256];
         tb_variant_make_name("wgmma", ps, buf, sizeof buf);
         TB_CHECK(!strcmp(buf, "wgmma_bf16_128x256x64_c2x1_s4_pingpong_rasterm_tn"));
+    }
+    TB_CASE("loader-5.1", "an FP8 problem is refused for a variant built against the v1 problem") {
+        tb_problem p8 = problem_of(TB_DTYPE_E4M3), p16 = problem_of(TB_DTYPE_BF16);
+        char why[256] = "";
+        tb_variant none = fake(NULL), nul = fake(ext_none), small = fake(ext_small);
+        TB_CHECK(tb_variant_problem_size(&none) == TB_PROBLEM_V1_SIZE);
+        TB_CHECK(tb_variant_host_refuses(&none, &p8, why, sizeof why) == 1);
+        TB_CHECK(!strcmp(why, "built against the v1 problem (no FP8 scales): rebuild with variant.h growth 1"));
+        why[0] = 0;
+        TB_CHECK(tb_variant_host_refuses(&nul, &p8, why, sizeof why) == 1);   /* answers NULL */
+        TB_CHECK_STR_CONTAINS(why, "v1 problem");
+        TB_CHECK(tb_variant_host_refuses(&small, &p8, why, sizeof why) == 1);  /* says v1 */
+        /* a BF16 problem is offered to all of them: the refusal is the FP8 members' alone */
+        TB_CHECK(tb_variant_host_refuses(&none, &p16, why, sizeof why) == 0);
+        TB_CHECK(tb_variant_host_refuses(&small, &p16, why, sizeof why) == 0);
+    }
+    TB_CASE("loader-5.2", "a variant that answers tb.problem_size with growth 1 is offered FP8") {
+        tb_problem p8 = problem_of(TB_DTYPE_E4M3);
+        char why[256] = "";
+        tb_variant g1 = fake(ext_g1);
+        TB_CHECK(tb_variant_problem_size(&g1) == sizeof(tb_problem));
+        TB_CHECK(tb_variant_host_refuses(&g1, &p8, why, sizeof why) == 0);
+        TB_CHECK(why[0] == 0);
+    }
+    TB_CASE("loader-5.3", "a shipped BF16 variant without the extension (argv[2]) is refused FP8") {
+        tb_lib *lib;
+        const tb_variant *v = NULL;
+        tb_problem p8 = problem_of(TB_DTYPE_E4M3);
+        char why[256] = "";
+        TB_CHECK(tb_lib_open(argv[2], &lib, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_lib_variant(lib, 0, &v, msg, sizeof msg) == TB_OK && v);
+        if (v) TB_CHECK(tb_variant_host_refuses(v, &p8, why, sizeof why) == 1);
+        TB_CHECK_STR_CONTAINS(why, "growth 1");
+        tb_lib_free(lib);
     }
     return tb_test_done();
 }

@@ -424,13 +424,13 @@ int main(void)
         tb_store *s = open_new("newer.db");
         new_run(s);
         tb_store_close(s);
-        TB_CHECK(raw_exec(at("newer.db"), "PRAGMA user_version = 7") == SQLITE_OK);
+        TB_CHECK(raw_exec(at("newer.db"), "PRAGMA user_version = 8") == SQLITE_OK);
         size_t n = 0;
         char *before = slurp(at("newer.db"), &n);
         s = NULL;
         TB_CHECK(tb_store_open(at("newer.db"), 1, 0, &s, msg, sizeof msg) == TB_EDB);
         char want[128];
-        snprintf(want, sizeof want, "newer.db' has schema version 7, newer than this tilebench "
+        snprintf(want, sizeof want, "newer.db' has schema version 8, newer than this tilebench "
                  "(%d): upgrade tilebench", TB_SCHEMA_VERSION);
         TB_CHECK_STR_CONTAINS(msg, want);
         TB_CHECK(tb_store_open(at("newer.db"), 0, 1, &s, msg, sizeof msg) == TB_EDB);
@@ -1087,6 +1087,33 @@ int main(void)
         TB_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         TB_CHECK(!exists(p));
         TB_CHECK(!exists_suffix(p, "-wal") && !exists_suffix(p, "-shm"));
+    }
+    TB_CASE("store-3.8", "schema 7: a v6 file's problems keep their ids, get scales 0, and scales are in the key") {
+        const char *p = at("v6.db");
+        TB_CHECK(tb_store_create_at_version(p, 6, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_exec(p, "INSERT INTO runs (id, started_at, status) VALUES (3, 'x', 'complete');"
+                             "INSERT INTO problems (id,op,m,n,k,batch,dtypes,layouts,lda,ldb,ldc,"
+                             "ldd,alpha,beta) VALUES (42,'gemm',64,64,64,1,'e4m3,e4m3,bf16,bf16,f32',"
+                             "'tn',64,64,64,64,1,0);"
+                             "INSERT INTO variants (id, run_id, name) VALUES (1, 3, 'v');"
+                             "INSERT INTO measurements (run_id, variant_id, problem_id, status,"
+                             " disposition) VALUES (3, 1, 42, 'ok', 'passed')") == SQLITE_OK);
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM problems WHERE id = 42 AND scale_a = 0 AND scale_b = 0") == 1);
+        TB_CHECK(raw_int(p, "SELECT count(*) FROM measurements WHERE problem_id = 42") == 1);
+        tb_problem_info q = problem(64, 64, 64);
+        snprintf(q.dtypes, sizeof q.dtypes, "e4m3,e4m3,bf16,bf16,f32");
+        snprintf(q.layouts, sizeof q.layouts, "tn");   /* problem 42 but for its scales */
+        q.scale_a = 0.015625; q.scale_b = 0.03125;
+        TB_CHECK(s && tb_store_put_problem(s, &q, msg, sizeof msg) == TB_OK && q.id != 42);
+        tb_problem_info again = q;
+        again.id = 0;
+        TB_CHECK(s && tb_store_put_problem(s, &again, msg, sizeof msg) == TB_OK && again.id == q.id);
+        q.scale_a = -1;
+        TB_CHECK(s && tb_store_put_problem(s, &q, msg, sizeof msg) == TB_EINTERNAL);
+        tb_store_close(s);
     }
     return tb_test_done();
 }

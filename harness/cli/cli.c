@@ -91,6 +91,22 @@ int tb_cli_double(const char *flag, const char *s, double lo, double hi, double 
     return 0;
 }
 
+int tb_cli_dtype(const char *s, char *out, size_t len)
+{
+    if (strcmp(s, "bf16") && strcmp(s, "e4m3"))
+        return tb_cli_error("invalid value '%s' for --dtype (bf16, e4m3)", s);
+    snprintf(out, len, "%s", s);
+    return 0;
+}
+
+int tb_cli_dtype_layout(const char *dtype, const char *layout)
+{
+    if (strcmp(dtype, "e4m3") == 0 && strcmp(layout, "tn") != 0)
+        return tb_cli_error("--dtype e4m3 needs --layout tn (both operands K-major), not '%s'",
+                            layout);
+    return 0;
+}
+
 int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out)
 {
     char *end;

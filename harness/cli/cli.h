@@ -29,6 +29,12 @@ int tb_cli_exit_for(int code);
  * returns -1. */
 int tb_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
 int tb_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
+/* --dtype: "bf16" or "e4m3" into out; otherwise prints "invalid value 'x' for --dtype (bf16,
+ * e4m3)" and returns 2. */
+int tb_cli_dtype(const char *s, char *out, size_t len);
+/* An FP8 problem needs layout tn (both operands K-major: what Hopper's FP8 tensor cores and
+ * cuBLASLt's FP8 kernels read); 0, or 2 with the error printed. */
+int tb_cli_dtype_layout(const char *dtype, const char *layout);
 /* Append s to v (n of cap used) for a repeatable flag; past cap, "more than CAP FLAG flags
  * ..." is printed and 2 returned (the flag's values are never dropped silently). */
 #define TB_CLI_MAX_REPEAT 64

@@ -48,6 +48,9 @@ static void help(void)
 "  --layout L          tn (default), nn, nt or tt: A then B in BLAS letters (t = A\n"
 "                      row-major / B row-major, n = column-major); C and D row-major\n"
 "  --pad N             add N elements to every leading dimension (default 0)\n"
+"  --dtype T           bf16 (default) or e4m3: the type of A and B (e4m3: FP8 with fixed\n"
+"                      per-tensor scales 2^-6 and 2^-5, layout tn only); C and D bf16,\n"
+"                      f32 accumulation (docs/method.md, \"FP8 problems\")\n"
 "measurement (docs/method.md):\n"
 "  --method M          auto (default: stream below 0.1 ms per launch, else cold), cold,\n"
 "                      stream or graph; the figure records which method produced it\n"
@@ -100,7 +103,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_DEVICES, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_DTYPE, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_DEVICES, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT], *shp[TB_CLI_MAX_REPEAT];
@@ -159,6 +162,7 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "device", s->device);
     cJSON_AddStringToObject(o, "device_uuid", s->device_uuid);
     cJSON_AddStringToObject(o, "layout", s->layout);
+    cJSON_AddStringToObject(o, "dtype", s->dtype);
     cJSON_AddStringToObject(o, "sanitize", s->sanitize);
     cJSON_AddStringToObject(o, "stop", s->stop);
     cJSON_AddStringToObject(o, "method", s->method);
@@ -211,6 +215,7 @@ static int options_from_json(const char *js, sweep_cli *c)
     s->device = (int)tb_json_num(o, "device", s->device);
     snprintf(s->device_uuid, sizeof s->device_uuid, "%s", tb_json_str(o, "device_uuid", ""));
     snprintf(s->layout, sizeof s->layout, "%s", tb_json_str(o, "layout", s->layout));
+    snprintf(s->dtype, sizeof s->dtype, "%s", tb_json_str(o, "dtype", "bf16"));
     s->pad = (int)tb_json_num(o, "pad", s->pad);
     snprintf(s->sanitize, sizeof s->sanitize, "%s", tb_json_str(o, "sanitize", ""));
     snprintf(s->stop, sizeof s->stop, "%s", tb_json_str(o, "stop", "stdrel"));
@@ -242,6 +247,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "seed", required_argument, 0, O_SEED }, { "init", required_argument, 0, O_INIT },
         { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
         { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
+        { "dtype", required_argument, 0, O_DTYPE },
         { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
         { "sanitize", optional_argument, 0, O_SANITIZE }, { "shard", required_argument, 0, O_SHARD },
         { "devices", required_argument, 0, O_DEVICES },
@@ -288,6 +294,9 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
             snprintf(c->o.layout, sizeof c->o.layout, "%s", optarg);
             break;
         case O_PAD: if (tb_cli_int("--pad", optarg, 0, 1 << 20, &ll)) return 2; c->o.pad = (int)ll; break;
+        case O_DTYPE:
+            if (tb_cli_dtype(optarg, c->o.dtype, sizeof c->o.dtype)) return 2;
+            break;
         case O_DEVICES:
             if (strlen(optarg) >= sizeof c->devices || !optarg[0])
                 return tb_cli_error("invalid value '%.64s' for --devices (all, or GPU indices 0-63 "
@@ -344,6 +353,7 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         }
     }
     if (optind < argc) return tb_cli_error("unexpected argument '%s' for 'sweep'", argv[optind]);
+    if (tb_cli_dtype_layout(c->o.dtype, c->o.layout)) return 2;
     if (c->o.min_samples > c->o.max_samples)
         return tb_cli_error("--min-samples %d is more than --max-samples %d", c->o.min_samples,
                             c->o.max_samples);

@@ -7,4 +7,9 @@
  * capability; 0 when unknown. H100 (9.0): 4096, so 132 SMs at 1830 MHz give 989 TFLOP/s,
  * NVIDIA's datasheet figure. */
 double tb_peak_flop_per_clk_sm(int cc_major, int cc_minor);
+/* The same for a problem's operand types (its dtypes, "e4m3,e4m3,..." or "bf16,bf16,..."):
+ * FP8 (E4M3 A and B) is twice BF16 where the tensor cores take FP8 (compute capability 8.9
+ * and 9.0: H100 8192, 1979 TFLOP/s at 1830 MHz with 132 SMs, NVIDIA's dense FP8 figure), 0
+ * where they do not; anything else as tb_peak_flop_per_clk_sm. */
+double tb_peak_flop_per_clk_sm_dtypes(int cc_major, int cc_minor, const char *dtypes);
 #endif

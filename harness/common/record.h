@@ -86,11 +86,15 @@ typedef struct tb_problem_info {
     int64_t id;                 /* filled by the store */
     char    op[16];             /* "gemm" */
     int64_t m, n, k, batch;
-    char    dtypes[32];         /* "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate */
+    char    dtypes[32];         /* "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate; FP8:
+                                   "e4m3,e4m3,bf16,bf16,f32" */
     char    layouts[8];         /* A then B in BLAS letters: "tn" (C and D row-major) */
     int64_t lda, ldb, ldc, ldd;
     double  alpha, beta;
     char    label[64];          /* shape set entry label, e.g. "llama3-8b.qkv", or "" */
+    double  scale_a, scale_b;   /* per-tensor scales of 8-bit A and B (variant.h, growth 1);
+                                   0 for none (16-bit operands, which the variant sees as
+                                   scales of 1). Part of the problem's key */
 } tb_problem_info;
 
 /* Did it run (status) is kept apart from is it right (disposition), as cutlass_profiler. */

@@ -144,6 +144,37 @@ int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len)
     return TB_OK;
 }
 
+cJSON *tb_wire_problem_to_json(const tb_problem *p)
+{
+    cJSON *o = tb_wire_gemm_to_json(&p->gemm);
+    double sc[2] = { p->gemm_scales.scale_a, p->gemm_scales.scale_b };
+    cJSON_AddItemToObject(o, "scales", cJSON_CreateDoubleArray(sc, 2));
+    return o;
+}
+
+int tb_wire_problem_from_json(const cJSON *o, tb_problem *p, char *msg, size_t len)
+{
+    memset(p, 0, sizeof *p);
+    p->struct_size = sizeof *p;
+    p->op = TB_OP_GEMM;
+    int rc = tb_wire_gemm_from_json(o, &p->gemm, msg, len);
+    if (rc) return rc;
+    p->gemm_scales.scale_a = p->gemm_scales.scale_b = 1.0f;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "scales");
+    if (s) {
+        if (!cJSON_IsArray(s) || cJSON_GetArraySize(s) != 2 ||
+            !cJSON_IsNumber(cJSON_GetArrayItem(s, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(s, 1)))
+            return tb_fail(msg, len, TB_EWORKER, "malformed problem in job: scales");
+        p->gemm_scales.scale_a = (float)cJSON_GetArrayItem(s, 0)->valuedouble;
+        p->gemm_scales.scale_b = (float)cJSON_GetArrayItem(s, 1)->valuedouble;
+    }
+    const float sa = p->gemm_scales.scale_a, sb = p->gemm_scales.scale_b;
+    if (!(isfinite(sa) && sa > 0 && isfinite(sb) && sb > 0))
+        return tb_fail(msg, len, TB_EWORKER, "malformed problem in job: scales must be finite "
+                       "and positive");
+    return TB_OK;
+}
+
 cJSON *tb_wire_env_to_json(const tb_environment *e)
 {
     cJSON *o = cJSON_CreateObject();

@@ -37,6 +37,11 @@ void tb_linebuf_free(tb_linebuf *lb);
  * fill the record and return TB_OK or TB_EWORKER with a message naming the bad field. */
 cJSON *tb_wire_gemm_to_json(const tb_gemm *g);
 int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len);
+/* A whole tb_problem: the GEMM as above plus "scales": [scale_a, scale_b] (growth 1). Reading
+ * fills struct_size = sizeof(tb_problem) and op; a job without "scales" gets 1 and 1. An
+ * 8-bit A or B with a scale that is not finite and > 0 is TB_EWORKER "malformed problem". */
+cJSON *tb_wire_problem_to_json(const tb_problem *p);
+int tb_wire_problem_from_json(const cJSON *o, tb_problem *p, char *msg, size_t len);
 cJSON *tb_wire_env_to_json(const tb_environment *e);
 int tb_wire_env_from_json(const cJSON *o, tb_environment *e, char *msg, size_t len);
 /* samples_ms / samples_clock_mhz are included when non-NULL; from_json mallocs them. */

@@ -1,6 +1,7 @@
 /* tbdev.cu - the harness's own kernels (see tbdev.h for the contract of each). */
 #include "tbdev.h"
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +23,34 @@ __device__ __forceinline__ float u01(uint64_t bits)   /* (0, 1] */
     return ((float)(bits >> 40) + 1.0f) * (1.0f / 16777216.0f);
 }
 
+/* Element i of the stream (key, dist): uniform on [-1, 1) or standard normal. */
+__device__ __forceinline__ float draw(uint64_t key, size_t i, int dist)
+{
+    uint64_t h = mix64(key + i);
+    if (dist == TB_INIT_NORMAL) {
+        uint64_t h2 = mix64(h ^ 0x5851F42D4C957F2Dull);
+        return sqrtf(-2.0f * logf(u01(h))) * cospif(2.0f * u01(h2));
+    }
+    return 2.0f * u01(h) - 1.0f;
+}
+
 __global__ void fill_bf16_kernel(__nv_bfloat16 *dst, size_t n, uint64_t seed, int dist)
 {
     uint64_t key = mix64(seed ^ 0xA5A5A5A5DEADBEEFull);
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t h = mix64(key + i);
-        float v;
-        if (dist == TB_INIT_NORMAL) {
-            uint64_t h2 = mix64(h ^ 0x5851F42D4C957F2Dull);
-            v = sqrtf(-2.0f * logf(u01(h))) * cospif(2.0f * u01(h2));
-        } else {
-            v = 2.0f * u01(h) - 1.0f;
-        }
-        dst[i] = __float2bfloat16_rn(v);
-    }
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = __float2bfloat16_rn(draw(key, i, dist));
+}
+
+/* x / scale rounded to the nearest E4M3, saturating at +-448 (never NaN): the bits stand for
+ * scale * decode(bits), about x */
+__global__ void fill_e4m3_kernel(__nv_fp8_storage_t *dst, size_t n, uint64_t seed, int dist,
+                                 float inv_scale)
+{
+    uint64_t key = mix64(seed ^ 0xA5A5A5A5DEADBEEFull);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = __nv_cvt_float_to_fp8(draw(key, i, dist) * inv_scale, __NV_SATFINITE, __NV_E4M3);
 }
 
 __global__ void fill_u16_kernel(uint16_t *dst, size_t n, uint16_t bits)
@@ -207,6 +221,15 @@ extern "C" int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist 
                                cudaStream_t s)
 {
     fill_bf16_kernel<<<grid_for(n, 256), 256, 0, s>>>((__nv_bfloat16 *)dst, n, seed, (int)dist);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_fill_e4m3(void *dst, size_t n, uint64_t seed, tb_init_dist dist,
+                               float scale, cudaStream_t s)
+{
+    if (!(scale > 0.0f)) return (int)cudaErrorInvalidValue;
+    fill_e4m3_kernel<<<grid_for(n, 256), 256, 0, s>>>((__nv_fp8_storage_t *)dst, n, seed, (int)dist,
+                                                      1.0f / scale);
     return (int)cudaGetLastError();
 }
 

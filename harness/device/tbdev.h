@@ -27,6 +27,14 @@ typedef enum tb_init_dist {
  * makes them. */
 int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist dist, cudaStream_t s);
 
+/* Fill n E4M3 bytes at dst: element i is x_i / scale rounded to the nearest E4M3 (saturating
+ * at +-448, never NaN), x_i the value tbdev_fill_bf16 draws for (seed, i, dist); so the bits
+ * stand for scale * decode(bits), x_i to within E4M3's 2^-4 relative rounding (zeros only
+ * where |x_i / scale| < 2^-10). scale must be > 0 (else cudaErrorInvalidValue, nothing
+ * enqueued). */
+int tbdev_fill_e4m3(void *dst, size_t n, uint64_t seed, tb_init_dist dist, float scale,
+                    cudaStream_t s);
+
 /* Fill n bf16 elements with the 16-bit pattern `bits` (0x7FC1 is a quiet NaN: the poison). */
 int tbdev_fill_u16(void *dst, size_t n, uint16_t bits, cudaStream_t s);
 

@@ -63,12 +63,12 @@ static int store_metrics(tb_store *st, int64_t mid, const cJSON *rec, char *msg,
  * the timing ones, for every variant that was measured; its records go to the metrics of
  * those measurements. A counter worker that dies costs only the metrics. */
 int tb_sweep_counters_pass(tb_store *st, const char *worker, const tb_sweep_opts *o,
-                         const tb_gemm *g, const tb_catalog *cat, const int64_t *mid,
+                         const tb_problem *prob, const tb_catalog *cat, const int64_t *mid,
                          uint64_t seed, const tb_sweep_report *rep, char *msg, size_t len)
 {
     int *all = calloc(cat->n ? cat->n : 1, sizeof *all);
     for (size_t i = 0; i < cat->n; i++) all[i] = mid[i] > 0;
-    cJSON *job = tb_worker_job_json(o, g, cat, all, cat->n, seed);
+    cJSON *job = tb_worker_job_json(o, prob, cat, all, cat->n, seed);
     free(all);
     cJSON *ma = cJSON_AddArrayToObject(job, "metrics");
     char *copy = strdup(o->metrics), *save = NULL;
@@ -113,7 +113,7 @@ int tb_sweep_counters_pass(tb_store *st, const char *worker, const tb_sweep_opts
         char how[128], w[256];
         tb_proc_describe_exit(&p, how, sizeof how);
         snprintf(w, sizeof w, "the counter pass of %lldx%lldx%lld ended early (%s): some metrics "
-                 "are missing", (long long)g->m, (long long)g->n, (long long)g->k, how);
+                 "are missing", (long long)prob->gemm.m, (long long)prob->gemm.n, (long long)prob->gemm.k, how);
         rep->warning(rep->ctx, w);
         tb_worker_wait_context_gone(p.pid, rep);
     }

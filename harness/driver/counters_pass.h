@@ -13,6 +13,6 @@
  * stored measurement's id) and store them. TB_OK (a failed pass is a warning through rep),
  * or TB_EINTR when stopped. */
 int tb_sweep_counters_pass(tb_store *st, const char *worker, const tb_sweep_opts *o,
-                           const tb_gemm *g, const tb_catalog *cat, const int64_t *mid,
+                           const tb_problem *prob, const tb_catalog *cat, const int64_t *mid,
                            uint64_t seed, const tb_sweep_report *rep, char *msg, size_t len);
 #endif

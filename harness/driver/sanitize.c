@@ -11,7 +11,7 @@
 
 /* The --sanitize pass of one variant: a worker under compute-sanitizer validates it once
  * (no timing); the verdict is the tool's error summary. */
-void tb_sweep_sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_gemm *g,
+void tb_sweep_sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_problem *prob,
                          const tb_catalog *cat, size_t vi, uint64_t seed, char *verdict,
                          size_t vlen, int *bad)
 {
@@ -33,7 +33,7 @@ void tb_sweep_sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_
     }
     int *one = calloc(cat->n, sizeof *one);
     one[vi] = 1;
-    cJSON *job = tb_worker_job_json(o, g, cat, one, cat->n, seed);
+    cJSON *job = tb_worker_job_json(o, prob, cat, one, cat->n, seed);
     free(one);
     cJSON_AddNumberToObject(job, "validate_only", 1);
     cJSON_ReplaceItemInObject(job, "trials", cJSON_CreateNumber(2));

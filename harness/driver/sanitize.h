@@ -13,7 +13,7 @@
 /* Validate variant vi of cat on problem g under o->sanitizer (o->sanitize's tool), seed as the
  * sweep's. verdict: "memcheck: 0 errors", "memcheck: 3 errors: FIRST LINE", "...: not run: WHY"
  * or "...: timed out after 600 s"; *bad = 1 when the tool found errors. Never fails. */
-void tb_sweep_sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_gemm *g,
+void tb_sweep_sanitize_one(const char *worker, const tb_sweep_opts *o, const tb_problem *prob,
                            const tb_catalog *cat, size_t vi, uint64_t seed, char *verdict,
                            size_t vlen, int *bad);
 #endif

@@ -32,6 +32,7 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     o->warmup = 3;
     o->trials = 3;
     snprintf(o->layout, sizeof o->layout, "tn");
+    snprintf(o->dtype, sizeof o->dtype, "bf16");
     o->seed = 20261123;
     snprintf(o->init, sizeof o->init, "uniform");
     o->alpha = 1.0;
@@ -47,7 +48,11 @@ void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info
     memset(p, 0, sizeof *p);
     snprintf(p->op, sizeof p->op, "gemm");
     p->m = s->m; p->n = s->n; p->k = s->k; p->batch = s->batch;
-    snprintf(p->dtypes, sizeof p->dtypes, "bf16,bf16,bf16,bf16,f32");
+    const int fp8 = strcmp(o->dtype, "e4m3") == 0;
+    snprintf(p->dtypes, sizeof p->dtypes, "%s", fp8 ? "e4m3,e4m3,bf16,bf16,f32"
+                                                    : "bf16,bf16,bf16,bf16,f32");
+    p->scale_a = fp8 ? TB_FP8_SCALE_A : 0.0;   /* 0: none (record.h) */
+    p->scale_b = fp8 ? TB_FP8_SCALE_B : 0.0;
     snprintf(p->layouts, sizeof p->layouts, "%s", o->layout);
     int a_row = o->layout[0] == 't', b_col = o->layout[1] == 'n';
     p->lda = (a_row ? s->k : s->m) + o->pad;
@@ -58,11 +63,17 @@ void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info
     snprintf(p->label, sizeof p->label, "%s", s->label);
 }
 
-static void problem_gemm(const tb_problem_info *p, tb_gemm *g)
+void tb_sweep_problem_abi(const tb_problem_info *p, tb_problem *out)
 {
-    memset(g, 0, sizeof *g);
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    out->op = TB_OP_GEMM;
+    tb_gemm *g = &out->gemm;
     g->m = p->m; g->n = p->n; g->k = p->k; g->batch = p->batch;
     g->a_type = g->b_type = g->c_type = g->d_type = TB_DTYPE_BF16;
+    if (strncmp(p->dtypes, "e4m3,e4m3,", 10) == 0) g->a_type = g->b_type = TB_DTYPE_E4M3;
+    out->gemm_scales.scale_a = p->scale_a > 0 ? (float)p->scale_a : 1.0f;   /* variant.h: 1 */
+    out->gemm_scales.scale_b = p->scale_b > 0 ? (float)p->scale_b : 1.0f;
     g->acc_type = TB_DTYPE_F32;
     g->a_layout = p->layouts[0] == 't' ? TB_LAYOUT_ROW : TB_LAYOUT_COL;
     g->b_layout = p->layouts[1] == 'n' ? TB_LAYOUT_COL : TB_LAYOUT_ROW;
@@ -179,8 +190,8 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
     int rc = tb_store_put_problem(sh->st, &pi, msg, len);
     ulk(sh);
     if (rc) return rc;
-    tb_gemm g;
-    problem_gemm(&pi, &g);
+    tb_problem prob;
+    tb_sweep_problem_abi(&pi, &prob);
     int *todo = calloc(nv, sizeof *todo), *san_bad = calloc(nv, sizeof *san_bad);
     char (*san)[256] = o->sanitize[0] ? calloc(nv, sizeof *san) : NULL;
     int64_t *mid = calloc(nv, sizeof *mid);
@@ -194,7 +205,7 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
         lk(sh);
         if (sl->rep.status) sl->rep.status(sl->rep.ctx, &cat->v[i], &sh->shapes->v[s], sh->done, sh->total);
         ulk(sh);
-        tb_sweep_sanitize_one(sh->worker, o, &g, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
+        tb_sweep_sanitize_one(sh->worker, o, &prob, cat, i, seed, san[i], sizeof san[i], &san_bad[i]);
     }
     if (tb_sweep_stop) rc = TB_EINTR;
     shape_ctx sc = { .sh = sh, .gpu_uuid = sh->multi ? o->dev_uuid[sl->index] : NULL, .mid = mid,
@@ -204,7 +215,7 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
     int attempts = 0;
     while (rc == TB_OK && sc.left && !sc.device_failed) {
         size_t before = sc.left;
-        rc = tb_sweep_one_worker(&sc, sh->worker, o, &g, seed, msg, len);
+        rc = tb_sweep_one_worker(&sc, sh->worker, o, &prob, seed, msg, len);
         if (rc == TB_OK && !sc.device_failed && sc.left == before && ++attempts >= 3)
             rc = tb_sweep_fail_rest(&sc, TB_STATUS_ERROR, "worker made no progress three times", msg, len);
     }
@@ -219,7 +230,7 @@ static int one_shape(slot *sl, size_t s, int *failed, char *why, size_t wlen)
         /* its store writes take the lock themselves (rep.lock): holding it for the whole pass
          * would stall the other GPUs' workers past their watchdogs */
         const double t0 = tb_now();
-        rc = tb_sweep_counters_pass(sh->st, sh->worker, o, &g, cat, mid, seed, &sl->rep, msg, len);
+        rc = tb_sweep_counters_pass(sh->st, sh->worker, o, &prob, cat, mid, seed, &sl->rep, msg, len);
         lk(sh);
         if (sl->rep.phases) sl->rep.phases->s[TB_PH_COUNTERS] += tb_now() - t0;
         ulk(sh);

@@ -26,9 +26,24 @@ void tb_sweep_opts_default(tb_sweep_opts *o);
 int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *env, char *msg,
                        size_t len);
 
+/* The per-tensor scales of an FP8 problem (o->dtype "e4m3"): powers of two, so that applying
+ * them is exact, and not 1, so that a variant that ignores one fails validation by a factor
+ * of 32 or 64. The inputs are drawn as x / scale rounded to E4M3 with x from --init (uniform
+ * [-1, 1) or normal), which puts A's stored values in [-64, 64) and B's in [-32, 32) (normal:
+ * 64 and 32 standard deviations, 448, E4M3's largest, at 7 and 14 of them); docs/method.md,
+ * "FP8 problems". */
+#define TB_FP8_SCALE_A 0.015625   /* 2^-6 */
+#define TB_FP8_SCALE_B 0.03125    /* 2^-5 */
+
 /* Fill a problem description for a shape: the layout and padding of o, C and D row-major,
- * leading dimensions = contiguous extent + pad, batches packed one after another. */
+ * leading dimensions = contiguous extent + pad, batches packed one after another; A and B of
+ * o->dtype (bf16 unless "e4m3"), C and D bf16, f32 accumulation; the scales above for e4m3,
+ * 0 (none) for bf16. */
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p);
+
+/* The problem the worker and the variants see for p (what tb_sweep_problem described):
+ * struct_size = sizeof(tb_problem), the GEMM and its scales. */
+void tb_sweep_problem_abi(const tb_problem_info *p, tb_problem *out);
 
 /* Measure variants x shapes into run_id. skip[i] (may be NULL) marks shapes already
  * complete (--resume). TB_OK, TB_EINTR, or TB_EDB when the store failed. */

@@ -66,6 +66,6 @@ int tb_sweep_fail_rest(shape_ctx *sc, tb_status status, const char *why, char *m
  * device of o, or the early one for it). Returns TB_OK when the worker finished or was
  * replaced (the caller loops while sc->left; with several GPUs, until sc->device_failed),
  * TB_EINTR, TB_EDB. */
-int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o, const tb_gemm *g,
+int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o, const tb_problem *prob,
                         uint64_t seed, char *msg, size_t len);
 #endif

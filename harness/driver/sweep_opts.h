@@ -21,6 +21,8 @@ typedef struct tb_sweep_opts {
     char   init[16];          /* uniform | normal */
     double alpha, beta;
     char   layout[4];         /* "tn" (default), "nn", "nt", "tt": A then B, BLAS letters */
+    char   dtype[8];          /* "bf16" (default) or "e4m3": the type of A and B (C and D
+                                 stay bf16, accumulation f32); see tb_sweep_problem */
     int    pad;               /* extra elements on every leading dimension (default 0) */
     int    device;
     char   device_uuid[64];   /* --device GPU-...: matched by UUID instead of index */

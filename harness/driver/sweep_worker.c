@@ -91,7 +91,7 @@ static int gpu_failed(shape_ctx *sc, const char *why, char *msg, size_t len)
 /* One worker's life over the variants still to do on this shape. Returns TB_OK when the
  * worker finished or was replaced (the caller loops while sc->left), TB_EINTR, TB_EDB. */
 int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
-                        const tb_gemm *g, uint64_t seed, char *msg, size_t len)
+                        const tb_problem *prob, uint64_t seed, char *msg, size_t len)
 {
     char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
     tb_proc p;
@@ -108,7 +108,7 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
         snprintf(why, sizeof why, "%s", msg);
         return gpu_failed(sc, why, msg, len);
     }
-    cJSON *job = tb_worker_job_json(o, g, sc->cat, sc->todo, sc->cat->n, seed);
+    cJSON *job = tb_worker_job_json(o, prob, sc->cat, sc->todo, sc->cat->n, seed);
     tb_wire_send(p.in_fd, job);
     cJSON_Delete(job);
     tb_proc_close_input(&p);
@@ -191,6 +191,7 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
             if (vi >= 0 && sc->todo[vi] &&
                 tb_wire_measurement_from_json(obj, &m, msg, len) == TB_OK) {
                 if (!isnan(m.median_ms) && m.median_ms > 0) {
+                    const tb_gemm *g = &prob->gemm;
                     double fl = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
                     m.tflops = fl / (m.median_ms * 1e-3) / 1e12;   /* the parent's own figure */
                 }

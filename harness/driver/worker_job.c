@@ -41,7 +41,7 @@ void tb_worker_wait_context_gone(pid_t pid, const tb_sweep_report *rep)
     }
 }
 
-cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalog *cat,
+cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_problem *prob, const tb_catalog *cat,
                        const int *todo, size_t nv, uint64_t seed)
 {
     cJSON *j = cJSON_CreateObject();
@@ -59,7 +59,7 @@ cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_cat
     cJSON_AddNumberToObject(j, "pace", o->pace);
     if (o->lockstep) cJSON_AddNumberToObject(j, "lockstep", 1);
     if (o->ndev > 1) cJSON_AddNumberToObject(j, "slot", o->slot);
-    cJSON_AddItemToObject(j, "problem", tb_wire_gemm_to_json(g));
+    cJSON_AddItemToObject(j, "problem", tb_wire_problem_to_json(prob));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {
         if (!todo[i]) continue;

@@ -16,7 +16,7 @@
 extern volatile sig_atomic_t tb_sweep_stop;
 
 /* The job of one problem for the variants of cat whose todo[i] is set (nv of them). */
-cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_gemm *g, const tb_catalog *cat,
+cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_problem *prob, const tb_catalog *cat,
                           const int *todo, size_t nv, uint64_t seed);
 /* The index in cat of the variant named name, or -1. */
 int tb_worker_job_find_variant(const tb_catalog *cat, const char *name);

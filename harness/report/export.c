@@ -155,6 +155,10 @@ static cJSON *json_result(jctx *j, const tb_result_row *r, const double *ms,
     jint(j, p, "ldd", r->p.ldd);
     jreal(j, p, "alpha", r->p.alpha);
     jreal(j, p, "beta", r->p.beta);
+    if (r->p.scale_a > 0 || r->p.scale_b > 0) {   /* FP8 problems only (variant.h, growth 1) */
+        jreal(j, p, "scale_a", r->p.scale_a);
+        jreal(j, p, "scale_b", r->p.scale_b);
+    }
     jstr(j, p, "label", r->p.label);
     jadd(j, o, "problem", p);
 

@@ -251,6 +251,8 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         if (p->label[0]) fprintf(out, "  %s", p->label);
         fprintf(out, "  (%s, %s", p->layouts, p->dtypes);
         if (p->alpha != 1.0 || p->beta != 0.0) fprintf(out, ", alpha %g beta %g", p->alpha, p->beta);
+        if (p->scale_a > 0 || p->scale_b > 0)
+            fprintf(out, ", scales %g %g", p->scale_a, p->scale_b);
         fprintf(out, ")\n");
         double ref_ms = NAN;
         for (size_t k = i; k < j; k++)
@@ -314,8 +316,11 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
                                   tied[k] ? " tied" : "");
                 }
                 if (!isnan(ref_ms)) snprintf(pc, sizeof pc, "%.1f%%", 100.0 * ref_ms / r->m.median_ms);
-                if (fpc > 0 && r->m.clock_mhz > 0) {
-                    double peak = fpc * env.sm_count * r->m.clock_mhz * 1e6 / 1e12;
+                /* at the problem's own peak: FP8 is twice BF16 on sm_90 (common/peak.h) */
+                const double fpc_p = have_env ? tb_peak_flop_per_clk_sm_dtypes(env.cc_major,
+                                                    env.cc_minor, r->p.dtypes) : 0;
+                if (fpc > 0 && fpc_p > 0 && r->m.clock_mhz > 0) {
+                    double peak = fpc_p * env.sm_count * r->m.clock_mhz * 1e6 / 1e12;
                     snprintf(pk, sizeof pk, "%.1f%% @%.0fMHz", 100.0 * r->m.tflops / peak, r->m.clock_mhz);
                 }
             }

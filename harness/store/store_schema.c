@@ -193,6 +193,42 @@ static const char *const migrations[] = {
     ");\n"
     "CREATE INDEX search_models_gpu ON search_models (gpu_name, family, id);\n"
     "PRAGMA user_version = 6;\n",
+
+    /* 7: the per-tensor scales of FP8 problems (variant.h, growth 1), in the problems' key.
+     * SQLite cannot change a UNIQUE constraint in place: the table is made again with its ids
+     * (kept aside in a temporary table). The measurements' references to it are checked at
+     * commit (defer_foreign_keys): dropping the old table counts them as broken, inserting
+     * each id again into the new one counts them mended. */
+    "PRAGMA defer_foreign_keys = ON;\n"
+    "CREATE TEMP TABLE problems_v6 AS SELECT * FROM problems;\n"
+    "DROP TABLE problems;\n"
+    "CREATE TABLE problems (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  op       TEXT NOT NULL,\n"
+    "  m        INTEGER NOT NULL,\n"
+    "  n        INTEGER NOT NULL,\n"
+    "  k        INTEGER NOT NULL,\n"
+    "  batch    INTEGER NOT NULL,\n"
+    "  dtypes   TEXT NOT NULL,\n"
+    "  layouts  TEXT NOT NULL,\n"
+    "  lda      INTEGER NOT NULL,\n"
+    "  ldb      INTEGER NOT NULL,\n"
+    "  ldc      INTEGER NOT NULL,\n"
+    "  ldd      INTEGER NOT NULL,\n"
+    "  alpha    REAL NOT NULL,\n"
+    "  beta     REAL NOT NULL,\n"
+    "  label    TEXT,\n"
+    "  scale_a  REAL NOT NULL DEFAULT 0,\n"
+    "  scale_b  REAL NOT NULL DEFAULT 0,\n"
+    "  UNIQUE (op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha, beta, scale_a,\n"
+    "          scale_b)\n"
+    ");\n"
+    "INSERT INTO problems (id, op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha,\n"
+    "                      beta, label)\n"
+    "  SELECT id, op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha, beta, label\n"
+    "  FROM problems_v6;\n"
+    "DROP TABLE problems_v6;\n"
+    "PRAGMA user_version = 7;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -206,8 +242,9 @@ static const char *const tables_v3[] = {"calibration", NULL};
 static const char *const tables_v4[] = {NULL};   /* a column of runs, no table */
 static const char *const tables_v5[] = {NULL};   /* a column of runs, no table */
 static const char *const tables_v6[] = {"search_models", NULL};
+static const char *const tables_v7[] = {NULL};   /* columns of problems, no table */
 static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4, tables_v5,
-                                               tables_v6};
+                                               tables_v6, tables_v7};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 

@@ -256,6 +256,8 @@ static int bind_problem_key(sqlite3_stmt *st, const tb_problem_info *p)
     b |= sqlite3_bind_int64(st, i++, p->ldd);
     b |= sqlite3_bind_double(st, i++, p->alpha);
     b |= sqlite3_bind_double(st, i++, p->beta);
+    b |= sqlite3_bind_double(st, i++, p->scale_a);
+    b |= sqlite3_bind_double(st, i++, p->scale_b);
     return b;
 }
 
@@ -265,11 +267,14 @@ int tb_store_put_problem(tb_store *s, tb_problem_info *p, char *msg, size_t len)
     if (rc) return rc;
     if (isnan(p->alpha) || isnan(p->beta))
         return tb_fail(msg, len, TB_EINTERNAL, "cannot record a problem: alpha or beta is NaN");
+    if (!(p->scale_a >= 0) || !(p->scale_b >= 0) || isinf(p->scale_a) || isinf(p->scale_b))
+        return tb_fail(msg, len, TB_EINTERNAL, "cannot record a problem: scale_a %g or scale_b "
+                       "%g is neither 0 (none) nor finite and positive", p->scale_a, p->scale_b);
     sqlite3_stmt *ins = NULL, *find = NULL;
     if ((rc = tbs_prep(s, Q_PROB_INSERT, &ins, msg, len))) return rc;
     if ((rc = tbs_prep(s, Q_PROB_FIND, &find, msg, len))) return rc;
     int b = bind_problem_key(ins, p);
-    b |= BIND_TEXT(ins, 14, p->label);
+    b |= BIND_TEXT(ins, 16, p->label);
     b |= bind_problem_key(find, p);
     if (b) {
         tbs_done(ins);

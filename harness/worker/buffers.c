@@ -18,16 +18,17 @@ static size_t extent(tb_layout lay, int64_t rows, int64_t cols, int64_t ld, int6
 }
 
 /* A set's A, B, C and D start on 256-byte boundaries inside a slab, as cudaMalloc's would. */
-#define SET_ALIGN 128   /* bf16 elements */
-static size_t aligned(size_t n)
+#define SET_ALIGN 256   /* bytes */
+static size_t aligned(size_t bytes)
 {
-    return (n + SET_ALIGN - 1) / SET_ALIGN * SET_ALIGN;
+    return (bytes + SET_ALIGN - 1) / SET_ALIGN * SET_ALIGN;
 }
 
 /* Set 0 is the main buffers (what the trials validated on; the only set with --l2 hot). The
- * others come in slabs: slab k holds sets slab_first[k] .. + slab_count[k] - 1, first all
- * their inputs back to back (set_in_elems each: A, B, C), then all their D. A refresh of the
- * first n sets is then one fill per slab, whatever n. */
+ * others come in slabs: slab k holds sets slab_first[k] .. + slab_count[k] - 1 as four
+ * regions, all their A back to back (set_bytes[0] each), then all their B, C and D. A
+ * refresh of the first n sets is then one fill per input region of a slab, whatever n, each
+ * of the region's own type (FP8 A and B are one byte an element, C is bf16). */
 int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
 {
     tb_val_bufs *b = &w->vb;
@@ -40,10 +41,13 @@ int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
         io->in[0] = b->a; io->in[1] = b->b; io->in[2] = w->g.beta != 0.0 ? b->c : NULL;
         io->out[0] = b->d;
         w->nsets = 1;
-        w->set_in_elems = aligned(b->na) + aligned(b->nb) + (b->nc ? aligned(b->nc) : 0);
+        w->set_bytes[0] = aligned(b->na * b->esz[0]);
+        w->set_bytes[1] = aligned(b->nb * b->esz[1]);
+        w->set_bytes[2] = b->nc ? aligned(b->nc * b->esz[2]) : 0;
+        w->set_bytes[3] = aligned(b->nd * 2);
     }
     if (w->nsets >= want || w->nslabs == TB_SETS_SLABS) return TB_OK;
-    size_t in = w->set_in_elems, out = aligned(b->nd), per = (in + out) * 2;
+    const size_t *sb = w->set_bytes, per = sb[0] + sb[1] + sb[2] + sb[3];
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         cudaGetLastError();
@@ -61,16 +65,24 @@ int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
     }
     if (!n) return TB_OK;   /* no room for more: samples get fewer launches */
     int first = w->nsets, k = w->nslabs;
-    uint16_t *base = slab;
+    unsigned char *base = slab, *region[4];
+    region[0] = base;
+    for (int r = 1; r < 4; r++) region[r] = region[r - 1] + n * sb[r - 1];
     for (size_t j = 0; j < n; j++) {
         tb_buffers *io = &w->sets[first + (int)j];
-        uint16_t *a = base + j * in, *bb = a + aligned(b->na), *c = bb + aligned(b->nb);
         io->struct_size = sizeof *io;
-        io->in[0] = a; io->in[1] = bb; io->in[2] = w->g.beta != 0.0 ? c : NULL;
-        io->out[0] = base + n * in + j * out;
+        io->in[0] = region[0] + j * sb[0];
+        io->in[1] = region[1] + j * sb[1];
+        io->in[2] = w->g.beta != 0.0 ? region[2] + j * sb[2] : NULL;
+        io->out[0] = region[3] + j * sb[3];
     }
     /* values from the run's seed until the first refresh (warm-up, a graph's capture) */
-    int e = tbdev_fill_bf16(slab, n * in, w->seed * 31 + 0x5E75ull + (uint64_t)k, w->dist, w->s);
+    int e = 0;
+    for (int r = 0; e == 0 && r < 3; r++)
+        if (sb[r])
+            e = tb_validate_fill(b, r, region[r], n * sb[r] / b->esz[r],
+                                 w->seed * 31 + 0x5E75ull + (uint64_t)k + 0x1000ull * (uint64_t)r,
+                                 w->dist, w->s);
     if (e == 0) e = (int)cudaStreamSynchronize(w->s);
     if (e != 0) {
         cudaFree(slab);
@@ -90,16 +102,21 @@ int tbw_refresh_inputs(worker *w, int nsets, uint64_t seed, char *msg, size_t le
 {
     tb_val_bufs *b = &w->vb;
     /* the main buffers: the cold method's inputs, and set 0 */
-    int e = tbdev_fill_bf16(b->a, b->na, seed * 4 + 1, w->dist, w->s);
-    if (e == 0) e = tbdev_fill_bf16(b->b, b->nb, seed * 4 + 2, w->dist, w->s);
-    if (e == 0 && b->c && b->nc) e = tbdev_fill_bf16(b->c, b->nc, seed * 4 + 3, w->dist, w->s);
+    int e = tb_validate_fill(b, 0, b->a, b->na, seed * 4 + 1, w->dist, w->s);
+    if (e == 0) e = tb_validate_fill(b, 1, b->b, b->nb, seed * 4 + 2, w->dist, w->s);
+    if (e == 0 && b->c && b->nc) e = tb_validate_fill(b, 2, b->c, b->nc, seed * 4 + 3, w->dist, w->s);
+    const size_t *sb = w->set_bytes;
     for (int k = 0; e == 0 && k < w->nslabs && w->slab_first[k] < nsets; k++) {
         int m = nsets - w->slab_first[k];
         if (m > w->slab_count[k]) m = w->slab_count[k];
-        /* one fill over the slab's inputs: element i of it is f(seed of the slab, i), so no two
-         * sets (nor A and B of one) share their values */
-        e = tbdev_fill_bf16(w->slab[k], (size_t)m * w->set_in_elems,
-                            seed ^ (0x632BE59BD9B4E019ull * (uint64_t)(k + 1)), w->dist, w->s);
+        /* one fill per input region of the slab: element i of it is f(seed of the region, i),
+         * so no two sets (nor A and B of one) share their values */
+        unsigned char *region = w->slab[k];
+        for (int r = 0; e == 0 && r < 3; region += (size_t)w->slab_count[k] * sb[r], r++)
+            if (sb[r])
+                e = tb_validate_fill(b, r, region, (size_t)m * sb[r] / b->esz[r],
+                                     seed ^ (0x632BE59BD9B4E019ull * (uint64_t)(k + 1)) ^
+                                     (0x9E3779B97F4A7C15ull * (uint64_t)r), w->dist, w->s);
     }
     return e == 0 ? TB_OK : tb_fail(msg, len, TB_ECUDA, "cannot refresh the inputs: %s",
                                     cudaGetErrorString((cudaError_t)e));
@@ -124,6 +141,8 @@ int tbw_alloc_bufs(worker *w, char *msg, size_t len)
 {
     tb_gemm *g = &w->g;
     tb_val_bufs *b = &w->vb;
+    int rc = tb_validate_types(b, g, &w->scales, msg, len);
+    if (rc) return rc;
     b->na = extent(g->a_layout, g->m, g->k, g->lda, g->batch, g->stride_a);
     b->nb = extent(g->b_layout, g->k, g->n, g->ldb, g->batch, g->stride_b);
     b->nc = g->beta != 0.0 ? extent(g->c_layout, g->m, g->n, g->ldc, g->batch, g->stride_c) : 0;
@@ -137,8 +156,9 @@ int tbw_alloc_bufs(worker *w, char *msg, size_t len)
     size_t nref = (size_t)(g->m * g->n * g->batch);
     double mnk = (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
     struct { void **p; size_t bytes; const char *what; } a[] = {
-        { &b->a, (b->na * 2 + 7) / 8 * 8, "A" }, { &b->b, (b->nb * 2 + 7) / 8 * 8, "B" },
-        { (void **)&b->c, b->nc ? (b->nc * 2 + 7) / 8 * 8 : 0, "C" },
+        { &b->a, (b->na * b->esz[0] + 7) / 8 * 8, "A" },
+        { &b->b, (b->nb * b->esz[1] + 7) / 8 * 8, "B" },
+        { (void **)&b->c, b->nc ? (b->nc * b->esz[2] + 7) / 8 * 8 : 0, "C" },
         { &b->d_base, (b->nd + 2 * b->guard) * 2, "D and its guard bands" },
         { (void **)&b->d_ref, nref * 4, "D_ref" },
         { (void **)&b->d_ref2, mnk <= TB_CROSSCHECK_MAX_MNK ? nref * 4 : 0, "the second D_ref" },

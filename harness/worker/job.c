@@ -119,8 +119,11 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
 {
     cJSON *j = cJSON_Parse(line);
     if (!j) return tb_fail(msg, len, TB_EWORKER, "job is not JSON");
-    int rc = tb_wire_gemm_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &w->g, msg, len);
+    tb_problem prob;
+    int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &prob, msg, len);
     if (rc) { cJSON_Delete(j); return rc; }
+    w->g = prob.gemm;
+    w->scales = prob.gemm_scales;
     w->device = (int)tb_json_num(j, "device", 0);
     w->slot = (int)tb_json_num(j, "slot", -1);
     const char *uuid = tb_json_str(j, "device_uuid", "");

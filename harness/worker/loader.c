@@ -110,3 +110,20 @@ int tb_params_json(const tb_param *ps, char *buf, size_t len)
     cJSON_Delete(o);
     return n;
 }
+
+uint32_t tb_variant_problem_size(const tb_variant *v)
+{
+    if (!v->extension) return TB_PROBLEM_V1_SIZE;
+    const uint32_t *size = (const uint32_t *)v->extension(TB_EXT_PROBLEM_SIZE);
+    return size ? *size : TB_PROBLEM_V1_SIZE;
+}
+
+int tb_variant_host_refuses(const tb_variant *v, const tb_problem *p, char *why, size_t why_len)
+{
+    const tb_gemm *g = &p->gemm;
+    if (p->op != TB_OP_GEMM || (!tb_dtype_is_fp8(g->a_type) && !tb_dtype_is_fp8(g->b_type)))
+        return 0;
+    if (tb_variant_problem_size(v) >= TB_PROBLEM_G1_SIZE) return 0;
+    if (why && why_len) snprintf(why, why_len, "%s", TB_REFUSE_V1_FP8);
+    return 1;
+}

@@ -31,4 +31,16 @@ int tb_params_json(const tb_param *ps, char *buf, size_t len);
 /* 1 if the variant opted out of generated names (TB_PARAM_STR("naming", "plain")). */
 int tb_variant_plain_name(const tb_variant *v);
 
+/* The tb_problem layout v was built against: what its extension(TB_EXT_PROBLEM_SIZE) points
+ * to, or TB_PROBLEM_V1_SIZE when it has no extension or answers NULL (a variant built before
+ * growth 1). v must have passed tb_lib_variant. Can't fail. */
+uint32_t tb_variant_problem_size(const tb_variant *v);
+
+/* The host's refusal, before supports() is asked (docs/writing-a-variant.md, "Growth"): 1 and
+ * a one-line reason in why when v cannot see a member p needs (an FP8 problem's scales, for a
+ * variant built against the v1 problem); 0 when p may be offered to it. The worker records a
+ * refusal as it records supports() == 0: unsupported, with the reason. */
+#define TB_REFUSE_V1_FP8 "built against the v1 problem (no FP8 scales): rebuild with variant.h growth 1"
+int tb_variant_host_refuses(const tb_variant *v, const tb_problem *p, char *why, size_t why_len);
+
 #endif

@@ -73,6 +73,7 @@ typedef struct worker {
     cudaStream_t s;
     tb_ref *ref;
     tb_gemm g;
+    tb_gemm_scales scales;   /* the problem's growth-1 member: 1 and 1 for 16-bit operands */
     tb_val_bufs vb;
     tb_measure_dev md;
     tb_init_dist dist;
@@ -94,10 +95,10 @@ typedef struct worker {
                             use and grown as variants need more; a set never moves */
     int nsets;           /* sets made so far */
     void *slab[TB_SETS_SLABS];      /* the sets' allocations: slab k holds sets slab_first[k] ..
-                                       + slab_count[k] - 1, their inputs (A B C, each 256-byte
-                                       aligned) back to back, then their D */
+                                       + slab_count[k] - 1 as four regions, all their A, then
+                                       all their B, C and D, each 256-byte aligned */
     int slab_first[TB_SETS_SLABS], slab_count[TB_SETS_SLABS], nslabs;
-    size_t set_in_elems;            /* bf16 elements of one set's inputs, alignment included */
+    size_t set_bytes[4];            /* one set's A, B, C, D in bytes, rounded up to 256 */
     size_t sets_bytes;              /* device bytes of all the sets */
     double base_cold, base_graph;   /* hidden-work baselines */
     double event_ms;     /* what an empty event pair reads (stored, not removed: docs/method.md) */

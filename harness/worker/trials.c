@@ -7,6 +7,7 @@
 #include "common/tb.h"
 #include "worker/buffers.h"
 #include "worker/discipline.h"
+#include "worker/loader.h"
 #include "worker/out.h"
 #include "worker/step.h"
 #include <fcntl.h>
@@ -130,6 +131,7 @@ int tbw_validate_before_timing(worker *w, vstate *vs)
     lc->prob.struct_size = sizeof lc->prob;
     lc->prob.op = TB_OP_GEMM;
     lc->prob.gemm = w->g;
+    lc->prob.gemm_scales = w->scales;
     lc->io.struct_size = sizeof lc->io;
     lc->io.in[0] = w->vb.a;
     lc->io.in[1] = w->vb.b;
@@ -147,6 +149,15 @@ int tbw_validate_before_timing(worker *w, vstate *vs)
     tb_val_result vr;
     int r;
 
+    {   /* the host's refusal comes first: a variant that cannot see a member the problem needs
+         * (an FP8 problem's scales) must not be asked, whatever its supports() would say */
+        char hw[256] = "";
+        if (tb_variant_host_refuses(v, &lc->prob, hw, sizeof hw)) {
+            m->status = TB_STATUS_UNSUPPORTED;
+            snprintf(m->reason, sizeof m->reason, "%s", hw);
+            return 1;
+        }
+    }
     if (v->supports) {
         char sw[256] = "";
         if (!v->supports(&lc->prob, sw, sizeof sw)) {

@@ -8,7 +8,9 @@
  *   inputs       A, B or C changed across the launch (inputs are const)
  *   nonfinite    an element of D is NaN/Inf, or was never written (the poison is NaN)
  *   elementwise  |d - ref| > atol + rtol * |ref|, with (derived in docs/method.md)
- *                rtol = 2^-7, atol = 2^-8 * |alpha| * rms(A) * rms(B) * sqrt(K)
+ *                rtol = 2^-7, atol = 2^-8 * |alpha| * rms(A) * rms(B) * sqrt(K), the rms of
+ *                the values A and B stand for (an FP8 element: scale * decode(bits)); the
+ *                same constants for BF16 and E4M3 operands ("The rule" and "FP8 problems")
  * The worker prefixes "after-timing/" when the trial that failed ran after the timing.
  */
 #ifndef TB_VALIDATE_H
@@ -29,6 +31,10 @@
 typedef struct tb_val_bufs {
     void   *a, *b, *c, *d;        /* device buffers of the problem; d sits inside d_base */
     size_t  na, nb, nc, nd;       /* their sizes in elements */
+    tb_dtype in_type[3];          /* A, B, C: TB_DTYPE_BF16, or TB_DTYPE_E4M3 for A and B */
+    size_t  esz[3];               /* their bytes per element (2 or 1) */
+    float   scale[2];             /* A's and B's per-tensor scales (variant.h, growth 1); 1 for
+                                     bf16 */
     void   *d_base;               /* guard | d | guard */
     size_t  guard;                /* elements in each guard band */
     float  *d_ref, *d_ref2;       /* m * n * batch floats each, row-major; d_ref2 may be NULL */
@@ -47,6 +53,18 @@ typedef struct tb_val_result {
 
 /* The rule's constants for a problem whose inputs come from dist. */
 void tb_validate_tolerance(const tb_gemm *g, tb_init_dist dist, double *atol, double *rtol);
+
+/* The input types and scales of b for the problem (g, scales): in_type, esz, scale. TB_OK, or
+ * TB_EUSAGE when A or B is of a type the harness cannot draw (only bf16 and e4m3 are; C is
+ * bf16). Touches no device memory. */
+int tb_validate_types(tb_val_bufs *b, const tb_gemm *g, const tb_gemm_scales *scales,
+                      char *msg, size_t len);
+
+/* Fill n elements of input `which` (0 A, 1 B, 2 C, typed as b says) at dst from (seed, dist):
+ * a bf16 input gets tbdev_fill_bf16's values, an e4m3 one x / scale rounded to E4M3
+ * (tbdev_fill_e4m3), so that it stands for about x. Returns a cudaError_t as int. */
+int tb_validate_fill(const tb_val_bufs *b, int which, void *dst, size_t n, uint64_t seed,
+                     tb_init_dist dist, cudaStream_t s);
 
 /* Step 1 of a trial: fresh inputs from seed, D poisoned and its guard bands set, the inputs
  * checksummed, the reference computed into d_ref (cuBLASLt, or the naive kernel when

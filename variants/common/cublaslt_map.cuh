@@ -8,6 +8,12 @@
  * share D's layout: cuBLASLt cannot transpose C; with beta == 0 C is described (and passed)
  * as D. Also here: one line describing a chosen algorithm. Everything is static or inline;
  * it includes only gemm_common.cuh and cublasLt.h.
+ *
+ * FP8 (variant.h, growth 1): E4M3 A and B with per-tensor scales, BF16 C and D, FP32
+ * accumulation. cuBLASLt's FP8 kernels on Hopper take only its "TN" form (our tn, D
+ * row-major) and 16-byte aligned operands (lt_fp8_supports); the scales are device scalars
+ * (lt_map_set_scales, from setup()), cuBLASLt's A being our B. A variant that maps FP8 answers
+ * extension(TB_EXT_PROBLEM_SIZE) with lt_problem_size_ext, else the host never offers it FP8.
  */
 #ifndef TB_VARIANTS_CUBLASLT_MAP_CUH
 #define TB_VARIANTS_CUBLASLT_MAP_CUH
@@ -36,6 +42,48 @@ static inline void lt_operand(tb_layout l, int64_t rows, int64_t cols, int want_
     if (stored_t) { *lrows = (uint64_t)cols; *lcols = (uint64_t)rows; }
     else { *lrows = (uint64_t)rows; *lcols = (uint64_t)cols; }
     *op = stored_t != want_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+/* The tb_problem layout these variants are built against: what extension(TB_EXT_PROBLEM_SIZE)
+ * answers (the host offers FP8 problems only to a variant whose answer covers gemm_scales). */
+static const uint32_t lt_problem_size = sizeof(tb_problem);
+static inline const void *lt_problem_size_ext(const char *key)
+{
+    const char *a = key, *b = TB_EXT_PROBLEM_SIZE;
+    while (*a && *a == *b) { a++; b++; }
+    return *a == 0 && *b == 0 ? &lt_problem_size : NULL;
+}
+
+/* 1 when p is an FP8 problem (E4M3 A and B): its scales are read, so the struct must cover
+ * them (the host never offers FP8 to one that does not). */
+static inline int lt_is_fp8(const tb_problem *p)
+{
+    return p->gemm.a_type == TB_DTYPE_E4M3 && p->gemm.b_type == TB_DTYPE_E4M3;
+}
+
+/* What cuBLASLt's FP8 kernels take on Hopper (the cuBLAS documentation's FP8 requirements:
+ * "TN" form, 16-byte alignment; m, n and k multiples of 16 as torch._scaled_mm requires):
+ * E4M3 A and B, BF16 C and D, FP32 accumulation, layout tn with D (and C) row-major, m, n, k,
+ * lda, ldb multiples of 16, ldc and ldd multiples of 8, scales finite and positive. */
+static inline int lt_fp8_supports(const tb_problem *p, char *why, size_t len)
+{
+    if (!p || p->struct_size < TB_PROBLEM_G1_SIZE) return no(why, len, "problem struct too small for fp8 scales");
+    if (p->op != TB_OP_GEMM) return no(why, len, "op is not gemm");
+    const tb_gemm *g = &p->gemm;
+    if (g->c_type != TB_DTYPE_BF16 || g->d_type != TB_DTYPE_BF16 || g->acc_type != TB_DTYPE_F32)
+        return no(why, len, "fp8: c and d must be bf16, accumulation f32");
+    if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL || g->d_layout != TB_LAYOUT_ROW ||
+        (g->beta != 0.0 && g->c_layout != TB_LAYOUT_ROW))
+        return no(why, len, "fp8 needs layout tn (cublaslt's fp8 kernels read k-major operands only)");
+    if (g->m % 16 || g->n % 16 || g->k % 16 || g->lda % 16 || g->ldb % 16)
+        return no(why, len, "fp8 needs m, n, k, lda and ldb multiples of 16");
+    if (g->ldd % 8 || (g->beta != 0.0 && g->ldc % 8)) return no(why, len, "fp8 needs ldc and ldd multiples of 8");
+    if (g->lda < g->k || g->ldb < g->k || g->ldd < g->n || (g->beta != 0.0 && g->ldc < g->n))
+        return no(why, len, "leading dimension too small");
+    const float sa = p->gemm_scales.scale_a, sb = p->gemm_scales.scale_b;
+    if (!(sa > 0.0f && sb > 0.0f && sa < 3.0e38f && sb < 3.0e38f))
+        return no(why, len, "fp8 scales must be finite and positive");
+    return 1;
 }
 
 /* The problems the mapping covers (beyond bf16_gemm_ok): C in D's layout, batch < 2^31. */
@@ -67,8 +115,9 @@ static inline cublasStatus_t lt_set_batch(cublasLtMatrixLayout_t l, int32_t coun
                                             &stride, sizeof stride);
 }
 
-/* Fill m for g (BF16 in and out, FP32 compute). Returns CUBLAS_STATUS_SUCCESS, or the first
- * failure with the failing call's name in *what; m is then partly built (destroy it). */
+/* Fill m for g (BF16 or E4M3 A and B, BF16 C and D, FP32 compute). Returns
+ * CUBLAS_STATUS_SUCCESS, or the first failure with the failing call's name in *what; m is
+ * then partly built (destroy it). */
 static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const char **what)
 {
     uint64_t xr, xc, yr, yc;
@@ -95,8 +144,9 @@ static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const ch
     TBV_LT_TRY(cublasLtMatmulDescCreate(&m->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     TBV_LT_TRY(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSA, &opx, sizeof opx));
     TBV_LT_TRY(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSB, &opy, sizeof opy));
-    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->lx, CUDA_R_16BF, xr, xc, xld));
-    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->ly, CUDA_R_16BF, yr, yc, yld));
+    const cudaDataType_t in_t = g->a_type == TB_DTYPE_E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->lx, in_t, xr, xc, xld));
+    TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->ly, in_t, yr, yc, yld));
     TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->ld, CUDA_R_16BF, dr, dc, g->ldd));
     TBV_LT_TRY(cublasLtMatrixLayoutCreate(&m->lc, CUDA_R_16BF, dr, dc,
                                           g->beta != 0.0 ? g->ldc : g->ldd));
@@ -108,6 +158,37 @@ static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const ch
     }
 #undef TBV_LT_TRY
     return CUBLAS_STATUS_SUCCESS;
+}
+
+/* FP8: the problem's scales into *dev (two device floats, allocated here; the caller frees
+ * them with cudaFree after the map), set as the descriptor's scale pointers in the map's
+ * operand order (X's scale first). Also CUBLASLT_MATMUL_DESC_FAST_ACCUM = fast (0: partial
+ * sums periodically promoted to FP32, cuBLASLt's default). Synchronous: setup() only.
+ * 0, or 1 with msg filled. */
+static inline int lt_map_set_scales(lt_map *m, const tb_problem *p, int8_t fast, float **dev,
+                                    char *msg, size_t len)
+{
+    const float sa = p->gemm_scales.scale_a, sb = p->gemm_scales.scale_b;
+    const float h[2] = { m->d_row ? sb : sa, m->d_row ? sa : sb };
+    cudaError_t e = cudaMalloc((void **)dev, sizeof h);
+    if (e == cudaSuccess) e = cudaMemcpy(*dev, h, sizeof h, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(msg, len, "cannot set the fp8 scales: %s", cudaGetErrorString(e));
+        return 1;
+    }
+    const void *xs = *dev, *ys = *dev + 1;
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &xs, sizeof xs);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ys, sizeof ys);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(msg, len, "cublasLtMatmulDescSetAttribute (fp8 scales) failed: %s",
+                 cublasLtGetStatusString(st));
+        return 1;
+    }
+    return 0;
 }
 
 /* The heuristic's preference shared by the cuBLASLt variants: at most ws bytes of workspace,
@@ -146,13 +227,18 @@ static inline void lt_map_operands(const lt_map *m, const tb_buffers *io, const 
  * caller's teardown (lt_map_destroy, cublasLtDestroy). */
 static inline int lt_first_choice(const tb_gemm *g, size_t ws, cublasLtHandle_t *lt, lt_map *m,
                                   cublasLtMatmulHeuristicResult_t *heur, const char *variant,
-                                  char *msg, size_t len)
+                                  char *msg, size_t len, const tb_problem *fp8 = NULL,
+                                  int8_t fast = 0, float **scales = NULL)
 {
     const char *what = "cublasLtCreate";
     cublasLtMatmulPreference_t pref = NULL;
     int found = 0;
     cublasStatus_t st = cublasLtCreate(lt);
     if (st == CUBLAS_STATUS_SUCCESS) st = lt_map_create(g, m, &what);
+    /* FP8 (fp8 is the problem): the scales and the accumulation mode are part of the
+     * descriptor the heuristic is asked with */
+    if (st == CUBLAS_STATUS_SUCCESS && fp8 && lt_map_set_scales(m, fp8, fast, scales, msg, len))
+        return 1;
     if (st == CUBLAS_STATUS_SUCCESS) st = lt_pref_create(ws, &pref, &what);
     if (st == CUBLAS_STATUS_SUCCESS) {
         what = "cublasLtMatmulAlgoGetHeuristic";
@@ -172,9 +258,16 @@ static inline int lt_first_choice(const tb_gemm *g, size_t ws, cublasLtHandle_t 
     return 0;
 }
 
-/* What a cuBLASLt variant supports: a BF16 GEMM the mapping covers. */
+/* What a cuBLASLt variant supports: a BF16 GEMM the mapping covers, or an FP8 one that
+ * cuBLASLt's FP8 kernels take (lt_fp8_supports). */
 static inline int lt_variant_supports(const tb_problem *p, char *why, size_t len)
 {
+    if (p && p->op == TB_OP_GEMM && p->struct_size >= offsetof(tb_problem, gemm) + sizeof(tb_gemm) &&
+        (tb_dtype_is_fp8(p->gemm.a_type) || tb_dtype_is_fp8(p->gemm.b_type))) {
+        if (!lt_is_fp8(p)) return no(why, len, "fp8: a and b must both be e4m3");
+        if (!lt_fp8_supports(p, why, len)) return 0;
+        return lt_map_supports(&p->gemm, why, len);
+    }
     if (!bf16_gemm_ok(p, why, len)) return 0;
     return lt_map_supports(&p->gemm, why, len);
 }

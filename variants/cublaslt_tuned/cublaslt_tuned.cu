@@ -45,8 +45,11 @@ struct tuned_state {
     float warm_ms;                          /* GPU time spent warming the card */
     float best_ms, first_ms;                /* the kept one's and heuristic #0's median */
     char note[96];                          /* why timing was skipped, if it was */
+    float *scales;                          /* FP8: the two device scales; NULL for BF16 */
 };
 
+/* FP8 (variant.h, growth 1): the cublaslt variant's FP8 forms, scales set in setup(), never
+ * fast accumulation; the candidates are timed on FP8 operands. */
 int tuned_supports(const tb_problem *p, char *why, size_t len)
 {
     return tbv::lt_variant_supports(p, why, len);
@@ -64,6 +67,7 @@ void tuned_teardown(void *state)
     if (!s) return;
     tbv::lt_map_destroy(&s->map);
     if (s->lt) cublasLtDestroy(s->lt);
+    if (s->scales) cudaFree(s->scales);
     free(s);
 }
 
@@ -77,8 +81,22 @@ size_t span(tb_layout l, int64_t rows, int64_t cols, int64_t ld, int64_t batch, 
 
 /* Fill n BF16 elements at d with uniform values in [-1, 1): a host-made block of random
  * values, then doubling device-to-device copies on the stream. */
-cudaError_t fill_random(void *d, size_t n, cudaStream_t st, uint32_t seed)
+cudaError_t fill_random(void *d, size_t n, cudaStream_t st, uint32_t seed, int fp8 = 0)
 {
+    if (fp8) {   /* n E4M3 bytes of random finite values (0x7F and 0xFF are NaN: avoided) */
+        unsigned char *h = (unsigned char *)malloc(n ? n : 1);
+        if (!h) return cudaErrorMemoryAllocation;
+        uint32_t x = seed * 2654435761u + 12345u;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1664525u + 1013904223u;
+            unsigned char b = (unsigned char)(x >> 24);
+            h[i] = (b & 0x7F) == 0x7F ? (unsigned char)(b ^ 1) : b;
+        }
+        cudaError_t e = cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+        free(h);
+        return e;
+    }
     const size_t blk = n < ((size_t)1 << 20) ? n : ((size_t)1 << 20);
     uint16_t *h = (uint16_t *)calloc(blk, 2);
     if (!h) return cudaErrorMemoryAllocation;
@@ -297,6 +315,10 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
     if (cs != CUBLAS_STATUS_SUCCESS) { what = "cublasLtCreate"; goto lt_fail; }
     cs = tbv::lt_map_create(g, &s->map, &what);
     if (cs != CUBLAS_STATUS_SUCCESS) goto lt_fail;
+    if (tbv::lt_is_fp8(p) && tbv::lt_map_set_scales(&s->map, p, 0, &s->scales, msg, len)) {
+        tuned_teardown(s);
+        return 1;
+    }
     cs = tbv::lt_pref_create(ws, &pref, &what);
     if (cs != CUBLAS_STATUS_SUCCESS) goto lt_fail;
     what = "cublasLtMatmulAlgoGetHeuristic";
@@ -340,7 +362,8 @@ int tuned_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, 
             if (n[i]) e = cudaMalloc(&buf[i], n[i] * 2);
         if (e == cudaSuccess) e = cudaMalloc(&wsp, WORKSPACE);
         for (int i = 0; i < 3 && e == cudaSuccess; i++)
-            if (n[i]) e = fill_random(buf[i], n[i], st, 0x5eed0000u + (uint32_t)i);
+            if (n[i]) e = fill_random(buf[i], n[i], st, 0x5eed0000u + (uint32_t)i,
+                                      i < 2 && tbv::lt_is_fp8(p));
         if (e == cudaSuccess) e = cudaStreamSynchronize(st);
         if (e != cudaSuccess) {
             cudaGetLastError();
@@ -401,14 +424,14 @@ int tuned_describe(void *state, char *buf, size_t len)
 
 const tb_param tuned_params[] = {
     TB_PARAM_STR("naming", "plain"),
-    TB_PARAM_STR("dtype", "bf16"),
+    TB_PARAM_STR("dtype", "bf16,e4m3"),
     TB_PARAM_END
 };
 
 const tb_variant tuned_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), "cublaslt-tuned", "cublaslt", tuned_params,
     "any", tuned_supports, tuned_workspace, tuned_launch, tuned_setup, tuned_teardown,
-    tuned_describe, NULL
+    tuned_describe, tbv::lt_problem_size_ext   /* growth 1: it reads gemm_scales */
 };
 
 } // namespace

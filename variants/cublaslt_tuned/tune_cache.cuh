@@ -65,13 +65,14 @@ static inline void tune_cache_key(const tb_gemm *g, char *out, size_t len)
         if (*c == '\t' || *c == '\n') *c = ' ';
     snprintf(out, len,
              "%s|%s|sms=%d|sm_%d%d|lt=%zu|%lldx%lldx%lld|lay=%d%d%d%d|ld=%lld,%lld,%lld,%lld|"
-             "batch=%lld|stride=%lld,%lld,%lld,%lld|beta0=%d",
+             "batch=%lld|stride=%lld,%lld,%lld,%lld|beta0=%d%s",
              TUNE_FORMAT, pr.name, pr.multiProcessorCount, pr.major, pr.minor,
              (size_t)cublasLtGetVersion(), (long long)g->m, (long long)g->n, (long long)g->k,
              (int)g->a_layout, (int)g->b_layout, (int)g->c_layout, (int)g->d_layout,
              (long long)g->lda, (long long)g->ldb, (long long)g->ldc, (long long)g->ldd,
              (long long)g->batch, (long long)g->stride_a, (long long)g->stride_b,
-             (long long)g->stride_c, (long long)g->stride_d, g->beta == 0.0);
+             (long long)g->stride_c, (long long)g->stride_d, g->beta == 0.0,
+             g->a_type == TB_DTYPE_E4M3 ? "|e4m3" : "");   /* a BF16 key is as before */
 }
 
 /* The index in heur[0..found) of the algorithm recorded for key, or -1. */

@@ -125,7 +125,9 @@ typedef struct tb_problem {
  * never sees gemm_scales: it cannot express an FP8 product, so the host never offers it one
  * (the rule in docs/writing-a-variant.md, "Growth"). A variant says which layout it was built
  * against by answering extension(TB_EXT_PROBLEM_SIZE) with a pointer to a uint32_t holding
- * sizeof(tb_problem); a variant without that answer is treated as v1. */
+ * sizeof(tb_problem); a variant without that answer is treated as v1, and an FP8 problem
+ * offered to none such: the host records it unsupported ("built against the v1 problem (no FP8
+ * scales): rebuild with variant.h growth 1") without calling supports(). */
 #define TB_PROBLEM_V1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales)))
 #define TB_PROBLEM_G1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales) + sizeof(tb_gemm_scales)))
 #define TB_EXT_PROBLEM_SIZE "tb.problem_size"

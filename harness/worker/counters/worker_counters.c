@@ -70,6 +70,7 @@ typedef struct wc_variant {
 
 typedef struct wc_job {
     tb_gemm g;
+    tb_gemm_scales scales;   /* growth 1: A's and B's scales (1 for bf16) */
     int device;
     uint64_t seed;
     tb_init_dist dist;
@@ -120,8 +121,11 @@ static int parse_job(const char *line, wc_job *j, char *msg, size_t len)
 {
     cJSON *o = cJSON_Parse(line);
     if (!o) return tb_fail(msg, len, TB_EWORKER, "job is not JSON");
-    int rc = tb_wire_gemm_from_json(cJSON_GetObjectItemCaseSensitive(o, "problem"), &j->g, msg, len);
+    tb_problem prob;
+    int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(o, "problem"), &prob, msg, len);
     if (rc) goto out;
+    j->g = prob.gemm;
+    j->scales = prob.gemm_scales;
     j->device = (int)tb_json_num(o, "device", 0);
     const char *uuid = tb_json_str(o, "device_uuid", "");
     if (uuid[0] && (rc = tbw_find_device_uuid(uuid, &j->device, msg, len)) != TB_OK) goto out;
@@ -180,8 +184,9 @@ static int alloc_bufs(const wc_job *j, cudaStream_t s, wc_bufs *b, char *msg, si
     size_t fb = (size_t)l2 * 2;
     if (fb < (32u << 20)) fb = 32u << 20;
     fb = (fb + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+    const size_t ea = g->a_type == TB_DTYPE_E4M3 ? 1 : 2, eb = g->b_type == TB_DTYPE_E4M3 ? 1 : 2;
     struct { void **p; size_t bytes; const char *what; } a[] = {
-        { &b->a, (na * 2 + 7) / 8 * 8, "A" }, { &b->b, (nb * 2 + 7) / 8 * 8, "B" },
+        { &b->a, (na * ea + 7) / 8 * 8, "A" }, { &b->b, (nb * eb + 7) / 8 * 8, "B" },
         { &b->c, nc ? (nc * 2 + 7) / 8 * 8 : 0, "C" }, { &b->d, (nd * 2 + 7) / 8 * 8, "D" },
         { &b->flush, fb, "the L2 flush buffer" }, { (void **)&b->sink, 256, "the flush sink" } };
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
@@ -194,8 +199,11 @@ static int alloc_bufs(const wc_job *j, cudaStream_t s, wc_bufs *b, char *msg, si
                            a[i].bytes, cudaGetErrorString(e));
     }
     b->flush_bytes = fb;
-    int e = tbdev_fill_bf16(b->a, na, j->seed * 31 + 1, j->dist, s);
-    if (!e) e = tbdev_fill_bf16(b->b, nb, j->seed * 31 + 2, j->dist, s);
+    /* as the measuring worker draws them (worker/validate.c, tb_validate_fill) */
+    int e = ea == 1 ? tbdev_fill_e4m3(b->a, na, j->seed * 31 + 1, j->dist, j->scales.scale_a, s)
+                    : tbdev_fill_bf16(b->a, na, j->seed * 31 + 1, j->dist, s);
+    if (!e) e = eb == 1 ? tbdev_fill_e4m3(b->b, nb, j->seed * 31 + 2, j->dist, j->scales.scale_b, s)
+                        : tbdev_fill_bf16(b->b, nb, j->seed * 31 + 2, j->dist, s);
     if (!e && nc) e = tbdev_fill_bf16(b->c, nc, j->seed * 31 + 3, j->dist, s);
     cudaError_t ce = e ? (cudaError_t)e : cudaStreamSynchronize(s);
     if (ce != cudaSuccess)
@@ -371,6 +379,7 @@ static int prepare_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s
     l->prob.struct_size = sizeof l->prob;
     l->prob.op = TB_OP_GEMM;
     l->prob.gemm = j->g;
+    l->prob.gemm_scales = j->scales;
     l->io.struct_size = sizeof l->io;
     l->io.in[0] = b->a;
     l->io.in[1] = b->b;
@@ -384,6 +393,14 @@ static int prepare_variant(const wc_job *j, const wc_variant *jv, cudaStream_t s
     l->flush_bytes = b->flush_bytes;
     l->sink = b->sink;
 
+    char hw[256] = "";
+    if (tb_variant_host_refuses(v, &l->prob, hw, sizeof hw)) {   /* before supports: trials.c */
+        r->status = "unsupported";
+        snprintf(r->reason, sizeof r->reason, "%s", hw);
+        snprintf(r->metrics_why, sizeof r->metrics_why, "the variant does not support the problem");
+        finish_early(j, r, 0);
+        return 0;
+    }
     if (v->supports) {
         char why[256] = "";
         if (!v->supports(&l->prob, why, sizeof why)) {
