@@ -16,7 +16,25 @@
  *    this probe, decides which points are precise enough. Points with promote-1 should read
  *    near BF16 rounding (about 2^-9 mean), promote-0 points larger if the reading is right:
  *    they are (14 % low on the H100), and their failure here is printed, not counted.
- *   wgmma_fp8_probe [--shapes MxNxK,...] LIB.so...
+ *  - multi-tile cases: the shapes above stop where k / 128 <= 3 < STAGES (the ring never wraps)
+ *    and at ~15 tiles for 132 CTAs (no CTA runs a second tile: pingpong's second consumer and
+ *    its cross-tile handoff never run), and the one long-k case above is positive and loose (a
+ *    stale ring slot would pass it). So each --tiles shape (default 2328x4104x8192: 64 k-blocks
+ *    of 128, 323 tiles of 128x256, 627 of 128x128, partial tiles on both edges; 19 tile rows,
+ *    so a 2x1 cluster's last pair has one tile wholly below m) runs with one operand one-hot
+ *    (probe_common.h: B one E4M3 non-zero per column at the column's own k, every 128-wide
+ *    k-block hot once in every 64 columns; then A one per row) and the other dense random E4M3
+ *    +-[0.5, 3.75], each plain (scales 0.5 and 2, ldd = n) and with pitches + 16 (lda), + 32
+ *    (ldb), + 8 (ldc = ldd), scales 0.25 and 3, alpha 0.5, beta -0.75. Each element of D is one
+ *    E4M3 product (8 significant bits, the rest of k zeros: exact at any accumulator precision,
+ *    promote-0 included) times alpha sa sb plus beta C, exact in FP32, rounded once to BF16: the
+ *    check is exact (any difference wrong), the CPU reference O(m n), and counted for every
+ *    point. A stale ring slot, a wrong k-block, tile or cluster half reads as a product
+ *    missing, doubled or another element's. The case's line says which operand is one-hot, the
+ *    tile count and the k-blocks; a failure prints the first wrong element with its hot k, a
+ *    map of the whole of D by 128 x 128 blocks and the wrong elements by the k-block of their
+ *    hot k (blocks >= STAGES only: the ring's wrap). "--tiles none" skips them.
+ *   wgmma_fp8_probe [--shapes MxNxK,...] [--tiles MxNxK,...|none] LIB.so...
  * Exit 0 all right, 1 a wrong result or a failed call, 77 no GPU of compute capability 9.0. */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -28,6 +46,7 @@
 #include <string.h>
 #include "tilebench/variant.h"
 #include "tb_gemm_problem.h"
+#include "probe_common.h"
 
 static double e4m3_value[256];      /* decode table; NaN for 0x7f and 0xff */
 
@@ -79,10 +98,56 @@ static uint8_t random_positive(void)  /* a random E4M3 value in [0.5, 2): expone
     return (uint8_t)((6 + (next() & 1)) << 3 | (next() & 7));
 }
 
-/* One variant on one problem; `accum` is the random positive case (reported, loose check).
- * 0 right, 1 wrong or failed. */
+/* The operands of a case: EXACT small integers (the CPU product O(m n k)); ACCUM the random
+ * positive case (reported, loose check); B_HOT and A_HOT the multi-tile cases' one-hot B
+ * (columns) or A (rows) against a dense random E4M3 operand (probe_common.h; O(m n), exact). */
+enum { EXACT = 0, ACCUM = 1, B_HOT = 2, A_HOT = 3 };
+static int n_sms;   /* the GPU's, for the multi-tile cases' notes */
+
+static uint8_t e4m3_nonzero(uint64_t h)   /* +-[0.5, 3.75]: exponents 6..8, any mantissa */
+{
+    return (uint8_t)((h & 1) << 7 | (6 + (h >> 1) % 3) << 3 | ((h >> 8) & 7));
+}
+
+/* A multi-tile case's operands: one operand one-hot (B: column j's one E4M3 non-zero at k =
+ * hot[j]; A: row i's at hot[i]), the other dense E4M3 +-[0.5, 3.75] (pc_hash of its row and
+ * column), C -3..3; ref = alpha sa sb times the one product + beta C, rounded once to BF16 (the
+ * product of two E4M3 values has at most 8 significant bits: with sa sb alpha a power of two
+ * it is exact in BF16; 0.375 adds 2 bits, one rounding, as the epilogue's). O(m n). */
+static void fill_one_hot(const tb_gemm *g, int mode, float sa, float sb, uint8_t *ha,
+                         uint8_t *hb, uint16_t *hc, double *ref, int64_t *hot)
+{
+    static uint64_t cases;   /* its own sequence: the other cases' next() stream is as it was */
+    const int64_t m = g->m, n = g->n, k = g->k;
+    const uint64_t seed = pc_mix(0x66703874ull + ++cases);
+    const uint64_t s_a = pc_mix(seed + 1), s_b = pc_mix(seed + 2), s_h = pc_mix(seed + 3), s_c = pc_mix(seed + 4);
+    pc_hot_k(hot, mode == B_HOT ? n : m, k, 128, seed);
+    for (int64_t i = 0; i < m; i++)           /* ha, hb: calloc'd, zeros where not written */
+        if (mode == B_HOT)
+            for (int64_t kk = 0; kk < k; kk++) ha[i * g->lda + kk] = e4m3_nonzero(pc_hash(s_a, i, kk));
+        else
+            ha[i * g->lda + hot[i]] = e4m3_nonzero(pc_mix(s_h ^ (uint64_t)i));
+    for (int64_t j = 0; j < n; j++)
+        if (mode == A_HOT)
+            for (int64_t kk = 0; kk < k; kk++) hb[j * g->ldb + kk] = e4m3_nonzero(pc_hash(s_b, kk, j));
+        else
+            hb[j * g->ldb + hot[j]] = e4m3_nonzero(pc_mix(s_h ^ (uint64_t)j));
+    const size_t nd = (size_t)(m * g->ldd);
+    for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(pc_mix(s_c + e) % 7) - 3));
+    const double scale = g->alpha * (double)sa * (double)sb;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            const double p = mode == B_HOT
+                ? e4m3_value[e4m3_nonzero(pc_hash(s_a, i, hot[j]))] * e4m3_value[e4m3_nonzero(pc_mix(s_h ^ (uint64_t)j))]
+                : e4m3_value[e4m3_nonzero(pc_mix(s_h ^ (uint64_t)i))] * e4m3_value[e4m3_nonzero(pc_hash(s_b, hot[i], j))];
+            const double d = scale * p + (g->beta != 0.0 ? g->beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
+            ref[i * g->ldd + j] = from_bf16(to_bf16((float)d));   /* exact in FP32, one BF16 rounding */
+        }
+}
+
+/* One variant on one problem, operands by mode. 0 right, 1 wrong or failed. */
 static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t pad, float sa,
-                 float sb, double alpha, double beta, int accum)
+                 float sb, double alpha, double beta, int mode)
 {
     tb_problem p = tb_test_gemm("tn", m, n, k, 0);
     tb_gemm *g = &p.gemm;
@@ -92,9 +157,15 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     g->alpha = alpha; g->beta = beta;
     p.gemm_scales.scale_a = sa;
     p.gemm_scales.scale_b = sb;
-    printf("%-66s %5lldx%5lldx%5lld pad %2lld s %4.2f %4.2f a %4.2f b %5.2f%s: ", v->name,
+    printf("%-66s %5lldx%5lldx%5lld pad %2lld s %4.2f %4.2f a %4.2f b %5.2f%s", v->name,
            (long long)m, (long long)n, (long long)k, (long long)pad, sa, sb, alpha, beta,
-           accum ? " acc" : "");
+           mode == ACCUM ? " acc" : "");
+    if (mode == B_HOT || mode == A_HOT) {   /* which multi-tile case: one-hot operand, tiles, ring */
+        char note[160];
+        pc_tile_note(v, m, n, k, 128, n_sms, note, sizeof note);
+        printf(" [multi-tile, %s one-hot: %s]", mode == B_HOT ? "B" : "A", note);
+    }
+    printf(": ");
     char why[256] = "";
     if (v->supports && !v->supports(&p, why, sizeof why)) {
         printf("not supported: %s\n", why);
@@ -104,22 +175,29 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     uint8_t *ha = calloc(na, 1), *hb = calloc(nb, 1);
     uint16_t *hc = malloc(nd * 2), *hd = malloc(nd * 2);
     double *ref = calloc(nd, sizeof *ref);
-    if (!ha || !hb || !hc || !hd || !ref) { printf("out of memory\n"); exit(1); }
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t kk = 0; kk < k; kk++)
-            ha[i * g->lda + kk] = accum ? random_positive() : e4m3_of((double)((int)(next() % 7) - 3));
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t kk = 0; kk < k; kk++)
-            hb[j * g->ldb + kk] = accum ? random_positive() : e4m3_of((double)((int)(next() % 7) - 3));
-    for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(next() % 7) - 3));
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            double s = 0;
-            const uint8_t *ar = ha + i * g->lda, *bc = hb + j * g->ldb;
-            for (int64_t kk = 0; kk < k; kk++) s += e4m3_value[ar[kk]] * e4m3_value[bc[kk]];
-            ref[i * g->ldd + j] = alpha * (double)sa * (double)sb * s +
-                                  (beta != 0.0 ? beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
-        }
+    const int hotm = mode == B_HOT || mode == A_HOT;
+    int64_t *hot = hotm ? malloc((size_t)(mode == B_HOT ? n : m) * sizeof *hot) : NULL;
+    if (!ha || !hb || !hc || !hd || !ref || (hotm && !hot)) { printf("out of memory\n"); exit(1); }
+    if (hotm) fill_one_hot(g, mode, sa, sb, ha, hb, hc, ref, hot);
+    else {   /* EXACT, ACCUM: a CPU product O(m n k) */
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t kk = 0; kk < k; kk++)
+                ha[i * g->lda + kk] = mode == ACCUM ? random_positive()
+                                                    : e4m3_of((double)((int)(next() % 7) - 3));
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t kk = 0; kk < k; kk++)
+                hb[j * g->ldb + kk] = mode == ACCUM ? random_positive()
+                                                    : e4m3_of((double)((int)(next() % 7) - 3));
+        for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(next() % 7) - 3));
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double s = 0;
+                const uint8_t *ar = ha + i * g->lda, *bc = hb + j * g->ldb;
+                for (int64_t kk = 0; kk < k; kk++) s += e4m3_value[ar[kk]] * e4m3_value[bc[kk]];
+                ref[i * g->ldd + j] = alpha * (double)sa * (double)sb * s +
+                                      (beta != 0.0 ? beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
+            }
+    }
     void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *state = NULL;
     cudaStream_t st = NULL;
     int bad = 1;
@@ -153,14 +231,19 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     cudaMemcpy(hd, dd, nd * 2, cudaMemcpyDeviceToHost);
     size_t nbad = 0, first = (size_t)-1, count = 0;
     double maxerr = 0, maxrel = 0, sumrel = 0;
-    const double tol = accum ? 0x1p-5 : 0x1p-7;
+    /* one-hot: ref is already the BF16 the epilogue must give, exactly */
+    const double tol = mode == ACCUM ? 0x1p-5 : hotm ? 0 : 0x1p-7, atol = hotm ? 0 : 1e-6;
+    pc_diag dg;
+    memset(&dg, 0, sizeof dg);
+    if (hotm) pc_diag_init(&dg, m, n, k, 128);
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             const size_t x = (size_t)(i * g->ldd + j);
             const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
-            const int wrong = !(err <= fabs(ref[x]) * tol + 1e-6);   /* NaN counts as wrong */
+            const int wrong = !(err <= fabs(ref[x]) * tol + atol);   /* NaN counts as wrong */
             if (wrong && first == (size_t)-1) first = x;
             nbad += wrong;
+            if (wrong && hotm) pc_diag_add(&dg, i, j, hot[mode == B_HOT ? j : i]);
             if (err > maxerr || got != got) maxerr = got != got ? INFINITY : err;
             if (ref[x] != 0) {
                 const double r = err / fabs(ref[x]);
@@ -172,13 +255,21 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     bad = nbad != 0;
     printf("%s: %zu of %lld wrong, max abs err %g", bad ? "WRONG" : "right", nbad,
            (long long)(m * n), maxerr);
-    if (accum)
+    if (mode == ACCUM)
         printf(", relative error max %.3g (2^%.1f) mean %.3g (2^%.1f)", maxrel, log2(maxrel),
                sumrel / (double)(count ? count : 1), log2(sumrel / (double)(count ? count : 1)));
     printf("  (%s)\n", desc);
     if (bad) {
-        printf("    first wrong D(%zu, %zu) = %g, want %g\n", first / (size_t)g->ldd,
-               first % (size_t)g->ldd, from_bf16(hd[first]), ref[first]);
+        const int64_t fi = (int64_t)(first / (size_t)g->ldd), fj = (int64_t)(first % (size_t)g->ldd);
+        printf("    first wrong D(%lld, %lld) = %g, want %g", (long long)fi, (long long)fj,
+               from_bf16(hd[first]), ref[first]);
+        if (hotm)
+            printf(" (hot k %lld of the %s, k-block %lld of 128)", (long long)hot[mode == B_HOT ? fj : fi],
+                   mode == B_HOT ? "column" : "row", (long long)(hot[mode == B_HOT ? fj : fi] / 128));
+        putchar('\n');
+    }
+    if (bad && hotm) pc_diag_print(&dg, mode == B_HOT ? "column" : "row");
+    else if (bad) {
         printf("    D's first 128 x 128 by 16 x 16 blocks (rows down, columns across):\n");
         for (int64_t bi = 0; bi < 8 && bi * 16 < m; bi++) {
             printf("      ");
@@ -195,22 +286,31 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
             putchar('\n');
         }
     }
+    if (hotm) pc_diag_free(&dg);
 out:
     if (st) cudaStreamDestroy(st);
     cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd);
-    free(ha); free(hb); free(hc); free(hd); free(ref);
+    free(ha); free(hb); free(hc); free(hd); free(ref); free(hot);
     return bad;
 }
 
 int main(int argc, char **argv)
 {
     const char *shapes = "128x256x128,256x512x256,200x136x144,130x264x48,384x640x320";
+    const char *tiles = "2328x4104x8192";   /* the multi-tile cases' shapes */
     int first = 1;
-    if (argc > 2 && strcmp(argv[1], "--shapes") == 0) { shapes = argv[2]; first = 3; }
+    while (first + 1 < argc && (!strcmp(argv[first], "--shapes") || !strcmp(argv[first], "--tiles"))) {
+        if (!strcmp(argv[first], "--shapes")) shapes = argv[first + 1];
+        else tiles = argv[first + 1];
+        first += 2;
+    }
     if (first >= argc) {
-        printf("usage: wgmma_fp8_probe [--shapes MxNxK,...] LIB.so...\n");
+        printf("usage: wgmma_fp8_probe [--shapes MxNxK,...] [--tiles MxNxK,...|none] LIB.so...\n");
         return 2;
     }
+    int64_t tl[8][3];
+    const int nt = pc_parse_shapes(tiles, tl, 8);
+    if (nt < 0) { printf("bad shape list '%s'\n", tiles); return 2; }
     e4m3_table();
     int dev = 0, major = 0, minor = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -220,6 +320,7 @@ int main(int argc, char **argv)
         printf("SKIP: no GPU of compute capability 9.0 (the wgmma_e4m3 family is sm_90a)\n");
         return 77;
     }
+    cudaDeviceGetAttribute(&n_sms, cudaDevAttrMultiProcessorCount, dev);
     int64_t sh[32][3];
     int ns = 0;
     for (const char *s = shapes; *s && ns < 32;) {
@@ -247,11 +348,11 @@ int main(int argc, char **argv)
                 fails++;
             }
             for (int s = 0; s < ns; s++) {
-                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 0, 0.5f, 2.0f, 1.0, 0.0, 0);
+                fails += probe(v, sh[s][0], sh[s][1], sh[s][2], 0, 0.5f, 2.0f, 1.0, 0.0, EXACT);
                 runs++;
             }
             const int64_t *l = sh[ns - 1];
-            fails += probe(v, l[0], l[1], l[2], 16, 0.25f, 3.0f, 0.5, -0.75, 0);   /* pitches, C */
+            fails += probe(v, l[0], l[1], l[2], 16, 0.25f, 3.0f, 0.5, -0.75, EXACT);   /* pitches, C */
             /* accumulation: a point that never promotes is expected to fail it (measured on the
              * H100, 2026-11-27: all four promote-0 points 14 % low at k = 8192, mean relative
              * error 2^-2.8; promote-1 2^-9.2, promote-4 2^-7.6): Hopper's FP8 MMA keeps fewer
@@ -259,11 +360,20 @@ int main(int argc, char **argv)
              * not this probe, refuses such points. Counted: a promoting point that fails. */
             const tb_param *pr = tb_param_find(v->params, "promote");
             const int promotes = pr && pr->type == TB_PARAM_TYPE_INT && pr->i > 0;
-            const int acc_bad = probe(v, 256, 384, 8192, 0, 1.0f, 1.0f, 1.0, 0.0, 1);
+            const int acc_bad = probe(v, 256, 384, 8192, 0, 1.0f, 1.0f, 1.0, 0.0, ACCUM);
             if (acc_bad && !promotes)
                 printf("    (expected: promote-0 accumulates in the MMA's own reduced precision)\n");
             fails += promotes ? acc_bad : 0;
             runs += 2;
+            /* the multi-tile cases, counted for every point (one product per element: exact at
+             * any accumulator precision): each shape with B one-hot, then A one-hot, each plain
+             * (scales 0.5, 2) and with padded pitches, scales 0.25, 3, alpha 0.5, beta -0.75 */
+            for (int s = 0; s < nt; s++)
+                for (int mode = B_HOT; mode <= A_HOT; mode++) {
+                    fails += probe(v, tl[s][0], tl[s][1], tl[s][2], 0, 0.5f, 2.0f, 1.0, 0.0, mode);
+                    fails += probe(v, tl[s][0], tl[s][1], tl[s][2], 16, 0.25f, 3.0f, 0.5, -0.75, mode);
+                    runs += 2;
+                }
         }
     }
     printf("%d runs, %d wrong or failed\n", runs, fails);
