@@ -11,7 +11,11 @@
 #   5 timing on the GPU goes through tilebench sweep: with a scripted worker that answers every
 #     measure job from the same recording (the real worker probes the libraries), the search
 #     stores one sweep run per round in --db, times fewer than all, and finds on each shape the
-#     recording's winner or a point within 1 % of it
+#     recording's winner or a point within 1 % of it; one worker per shape serves all its rounds
+#     (jobs with "more", worker/job.h), each round still a run with its environment and phases;
+#     a worker that crashes mid-session is replaced for the rest, one that ignores "more" (ends
+#     after a job) is replaced each round, and SIGINT during a round ends the search and its
+#     worker
 #   6 scripts/search-gpu.sh --compare (issue 25's GPU run, judged here): a search that kept each
 #     shape's winner at a quarter of the GPU time passes; one that kept the losers, or spent
 #     half the time, fails
@@ -80,7 +84,12 @@ one_line search-4.7 "takes no operand" --replay "$tmp/rec.db" extra
 # 5. the GPU path, through sweep, with a worker that replays the recording
 cat > "$tmp/rec_worker" <<'PYEOF'
 #!/usr/bin/python3
-import json, os, sqlite3, sys
+# a worker that answers from the recording; a job with "more" is followed by more jobs for the
+# same problem (worker/job.h) until stdin ends. REC_STARTS: a line per worker start. REC_COUNT:
+# the jobs so far, all workers; REC_CRASH=N: the N-th job dies by SIGSEGV after its first begin;
+# REC_HANG=N: the N-th job hangs there (REC_HUNG gets the pid); REC_ONE_JOB=1: ends after one
+# job whatever "more" says (a worker without sessions)
+import json, os, signal, sqlite3, sys, time
 a = sys.argv[1:]
 if a[:1] not in (["measure"], ["env"]):
     os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + a)
@@ -92,25 +101,45 @@ if a[0] == "env":
     env(); sys.exit(0)
 if "--device" in a:
     env()
-line = sys.stdin.readline()
-if not line:
-    sys.exit(0)
-job = json.loads(line)
-p = job["problem"]
+with open(os.environ["REC_STARTS"], "a") as f:
+    f.write(f"{os.getpid()}\n")
 c = sqlite3.connect("file:" + os.environ["REC_DB"] + "?mode=ro", uri=True)
-say(type="ready")
-for v in job["variants"]:
-    say(type="begin", variant=v["name"])
-    r = c.execute("SELECT x.median_ms, x.clock_mhz FROM measurements x JOIN variants w ON w.id = x.variant_id JOIN problems q "
-                  "ON q.id = x.problem_id WHERE w.name = ? AND q.m = ? AND q.n = ? AND q.k = ?", (v["name"], p["m"], p["n"], p["k"])).fetchone()
-    if r:
-        say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=r[0], n_samples=3, samples_ms=[r[0]] * 3,
-            samples_clock_mhz=[r[1]] * 3, method="cold", stop_reason="replayed")
-    else:
-        say(type="result", variant=v["name"], status="unsupported", disposition="not_verified", reason="not in the recording")
-    with open(os.environ["REC_JOBS"], "a") as f:
-        f.write(f'{p["m"]}x{p["n"]}x{p["k"]} {v["name"]}\n')
-say(type="done")
+first = None
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    job = json.loads(line)
+    more = job.pop("more", False)
+    variants = job.pop("variants")
+    if first is None:
+        first = job
+        env()
+    elif job != first:
+        say(type="fatal", error="a follow-up job for another problem"); sys.exit(2)
+    n = int(open(os.environ["REC_COUNT"]).read() or 0) + 1 if os.path.exists(os.environ["REC_COUNT"]) else 1
+    open(os.environ["REC_COUNT"], "w").write(str(n))
+    p = job["problem"]
+    say(type="ready")
+    for i, v in enumerate(variants):
+        say(type="begin", variant=v["name"])
+        if i == 0 and str(n) == os.environ.get("REC_CRASH"):
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if i == 0 and str(n) == os.environ.get("REC_HANG"):
+            open(os.environ["REC_HUNG"], "w").write(str(os.getpid()))
+            time.sleep(600)
+        r = c.execute("SELECT x.median_ms, x.clock_mhz FROM measurements x JOIN variants w ON w.id = x.variant_id JOIN problems q "
+                      "ON q.id = x.problem_id WHERE w.name = ? AND q.m = ? AND q.n = ? AND q.k = ?", (v["name"], p["m"], p["n"], p["k"])).fetchone()
+        if r:
+            say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=r[0], n_samples=3, samples_ms=[r[0]] * 3,
+                samples_clock_mhz=[r[1]] * 3, method="cold", stop_reason="replayed")
+        else:
+            say(type="result", variant=v["name"], status="unsupported", disposition="not_verified", reason="not in the recording")
+        with open(os.environ["REC_JOBS"], "a") as f:
+            f.write(f'{p["m"]}x{p["n"]}x{p["k"]} {v["name"]}\n')
+    say(type="done", phases={"validation_s": 0.01})
+    if not more or os.environ.get("REC_ONE_JOB"):
+        sys.exit(0)
 PYEOF
 chmod +x "$tmp/rec_worker"
 shp=128x4096x4096,1024x8192x8192,4096x4096x4096
@@ -124,7 +153,8 @@ mkdir -p "$tmp/grid"
             [ -e "$f" ] && ln -sf "$f" "$tmp/grid/"
         done
     done
-out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_JOBS="$tmp/jobs" TILEBENCH_WORKER="$tmp/rec_worker" \
+export REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" TILEBENCH_WORKER="$tmp/rec_worker"
+out=$(REC_JOBS="$tmp/jobs" REC_STARTS="$tmp/starts" REC_COUNT="$tmp/count" \
       "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
 got=$(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out")
 # each winner within 1 % of the recording's best on its shape (points that predict alike may be
@@ -148,15 +178,53 @@ jobs=$(wc -l < "$tmp/jobs" 2>/dev/null)
 [ $rc = 0 ] && [ "$near" = 3 ] && grep -q "on the GPU, each round a sweep run in" <<<"$out" \
     && [ "$runs" -ge 3 ] && [ "$jobs" -lt 93 ] && "$TB" show --db "$tmp/gpu.db" --run all > /dev/null 2>&1 \
     && ok search-5.1 || bad search-5.1 "exit $rc, winners '$got' ($near of 3 within 1 % of the recording's best), $runs runs, $jobs timings: $(tail -3 <<<"$out")"
+# one worker per shape: 3 started for all the rounds, each round a run with its environment and
+# its own phases, the search's cost their sum
+starts=$(wc -l < "$tmp/starts" 2>/dev/null)
+chk=$(/usr/bin/python3 - "$tmp/gpu.db" <<'PYEOF'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+runs = c.execute("SELECT id, status, phases_json FROM runs").fetchall()
+env = {r for (r,) in c.execute("SELECT DISTINCT run_id FROM environment")}
+bad = [r for r, st, pj in runs if st != "complete" or r not in env or not json.loads(pj or "{}").get("total_s", 0) > 0]
+print(len(runs), len(bad))
+PYEOF
+)
+[ "$starts" = 3 ] && [ "$chk" = "$runs 0" ] && [ "$(cat "$tmp/count")" = "$runs" ] \
+    && grep -q "^$runs rounds, 3 workers started" <<<"$out" \
+    && ok search-5.3 || bad search-5.3 "$starts workers for $runs rounds (runs, runs without environment or phases: $chk): $(tail -1 <<<"$out")"
 
 # the fitted model is kept per GPU model and family (schema 6, search_models); the next search
 # on that GPU starts from it
 n1=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM search_models WHERE gpu_name = 'recorded H100' AND family = 'wgmma'\").fetchone()[0])" "$tmp/gpu.db" 2>&1)
-out=$(REAL_WORKER="$(dirname "$TB")/tilebench-worker" REC_DB="$tmp/rec.db" REC_JOBS="$tmp/jobs2" TILEBENCH_WORKER="$tmp/rec_worker" \
+out=$(REC_JOBS="$tmp/jobs2" REC_STARTS="$tmp/starts2" REC_COUNT="$tmp/count2" \
       "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
 n2=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM search_models').fetchone()[0])" "$tmp/gpu.db" 2>&1)
 [ $rc = 0 ] && [ "$n1" = 1 ] && [ "$n2" = 2 ] && grep -q "starting from the model fitted on [0-9]* timings on recorded H100" <<<"$out" \
     && grep -q "the fitted model stored in" <<<"$out" && ok search-5.2 || bad search-5.2 "exit $rc, models $n1 then $n2: $(head -2 <<<"$out")"
+
+# a crash in the second job (the first shape's second round) ends that worker: the crashed
+# variant is recorded, the rest of the round and the shape's later rounds go to a new worker
+out=$(REC_JOBS="$tmp/jobs3" REC_STARTS="$tmp/starts3" REC_COUNT="$tmp/count3" REC_CRASH=2 \
+      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/crash.db" 2>&1); rc=$?
+crashed=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM measurements WHERE status = 'crashed' AND reason LIKE '%signal 11%'\").fetchone()[0])" "$tmp/crash.db" 2>&1)
+[ $rc -le 1 ] && [ "$crashed" = 1 ] && [ "$(wc -l < "$tmp/starts3")" = 4 ] && grep -q "^[0-9]* rounds, 4 workers started" <<<"$out" \
+    && ok search-5.4 || bad search-5.4 "exit $rc, $crashed crashed, $(wc -l < "$tmp/starts3") workers: $(tail -2 <<<"$out")"
+# a worker that ends after one job whatever "more" says: a new one each round, nothing lost
+out=$(REC_JOBS="$tmp/jobs4" REC_STARTS="$tmp/starts4" REC_COUNT="$tmp/count4" REC_ONE_JOB=1 \
+      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/one.db" 2>&1); rc=$?
+r4=$(/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('SELECT count(*) FROM runs').fetchone()[0], c.execute(\"SELECT count(*) FROM measurements WHERE status != 'ok'\").fetchone()[0])" "$tmp/one.db" 2>&1)
+[ $rc = 0 ] && [ "$r4" = "$(wc -l < "$tmp/starts4") 0" ] && ok search-5.5 || bad search-5.5 "exit $rc, runs and failures '$r4', $(wc -l < "$tmp/starts4") workers: $(tail -2 <<<"$out")"
+# SIGINT while a kept worker hangs in its third job: the search stops (130), the round's run is
+# interrupted, the worker is gone
+REC_JOBS="$tmp/jobs5" REC_STARTS="$tmp/starts5" REC_COUNT="$tmp/count5" REC_HANG=3 REC_HUNG="$tmp/hung" \
+    "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/int.db" > "$tmp/int.out" 2>&1 &
+tbpid=$!
+for _ in $(seq 100); do [ -s "$tmp/hung" ] && break; sleep 0.1; done
+kill -INT $tbpid; wait $tbpid; rc=$?
+st=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT status FROM runs ORDER BY id DESC LIMIT 1').fetchone()[0])" "$tmp/int.db" 2>&1)
+[ $rc = 130 ] && [ "$st" = interrupted ] && [ -s "$tmp/hung" ] && ! kill -0 "$(cat "$tmp/hung")" 2>/dev/null \
+    && ok search-5.6 || bad search-5.6 "exit $rc, last run '$st', hung worker $(cat "$tmp/hung" 2>/dev/null): $(tail -2 "$tmp/int.out")"
 
 # 6: search-gpu.sh --compare on searches made from the recording (the exhaustive sweep: the
 # recording as small.db, an empty large.db)

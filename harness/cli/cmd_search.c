@@ -5,9 +5,9 @@
  * (--replay DB: every measurement of the family there is an oracle; GPU seconds are each
  * measurement's share of its run's wall time), so that a search can be judged against the
  * exhaustive sweep it replays: which winner it finds, at what fraction of the cost; or from the
- * GPU, through `tilebench sweep` itself (cmd_sweep, one run per round in --db, the round's
- * points interleaved on one shape), so a search's timings are sweeps like any other and
- * `show` reads them.
+ * GPU, through the sweep's own steps (search_gpu.c: one run per round in --db, the round's
+ * points interleaved on one shape, one worker per shape kept across its rounds), so a search's
+ * timings are sweeps like any other and `show` reads them.
  */
 #define _GNU_SOURCE
 #include "cli/cli.h"
@@ -47,7 +47,8 @@ static void help(void)
            "                  and compare what the search finds with the sweep's own winner\n"
            "  --db FILE       without --replay: time on the GPU, each round a run stored in FILE\n"
            "                  (default results/tilebench.db; validated as a sweep validates, no\n"
-           "                  energy; the GPU and the libraries are probed once per search)\n"
+           "                  energy; the GPU and the libraries are probed once per search,\n"
+           "                  and one worker per shape serves all of the shape's rounds)\n"
            "  --max-samples N without --replay: samples per timed point at most (default 10: a\n"
            "                  search ranks points, the sweep's 0.5 %% noise target is not needed)\n"
            "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
@@ -374,7 +375,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         }
     }
     if (rc) {
-        if (gpu_open) tb_search_gpu_close(&gc);
+        char m2[TB_MSG_LEN];
+        if (gpu_open) tb_search_gpu_close(&gc, NULL, m2, sizeof m2);
         free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
         return tb_cli_fail(rc, msg);
     }
@@ -424,7 +426,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     if (rc == TB_OK)
         rc = tb_search_run(rp.pts, rp.n_pts, (const int64_t (*)[3])shapes, ns, &rp.mc, &md, &o,
                            db ? replay_time : tb_search_gpu_time, db ? (void *)&rp : (void *)&gc, &res, msg, sizeof msg);
-    if (gpu_open) tb_search_gpu_close(&gc);
+    if (gpu_open) {   /* the last shape's worker ends: its exit is charged to the search */
+        char m2[TB_MSG_LEN];
+        const int crc = tb_search_gpu_close(&gc, rc == TB_OK ? &res.cost_s : NULL, m2, sizeof m2);
+        if (rc == TB_OK && crc != TB_OK) {
+            tb_search_result_free(&res);
+            rc = crc;
+            snprintf(msg, sizeof msg, "%s", m2);
+        }
+    }
     if (rc) {
         free(shapes); free(rp.pts); free(rp.names); free(rp.specs); free(rp.r);
         return tb_cli_fail(rc, msg);
@@ -494,8 +504,13 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                "measurements; GPU time %.1f s of the sweep's %.1f s (%.0f %%)\n", found, ns, res.n_obs,
                full_n, res.cost_s, full_cost, full_cost > 0 ? 100 * res.cost_s / full_cost : 0.0);
     else
+    {
         printf("a winner on %d of %zu shapes; timed %zu of %zu points x shapes; GPU time %.1f s "
                "(the sweeps' wall time)\n", found, ns, res.n_obs, (size_t)rp.n_pts * ns, res.cost_s);
+        printf("%d round%s, %d worker%s started (one per shape, kept across its rounds; a crash "
+               "starts another)\n", gc.rounds, gc.rounds == 1 ? "" : "s", gc.sess.starts,
+               gc.sess.starts == 1 ? "" : "s");
+    }
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
     if (!db && res.n_obs) {         /* the fitted model, kept for the next search on this GPU */

@@ -1,10 +1,13 @@
 /* search_gpu.c - search's timing on the GPU (see search_gpu.h). Owns the one probe of the GPU
- * and of the libraries for a whole search, and the measurement of one round: the round's
- * variants (a sub-catalog of the probed one) on one shape, as a run of its own in the database
- * through the sweep's own steps (tb_cli_run_begin, tb_cli_run_measure), its results read back.
+ * and of the libraries for a whole search, the shape's worker session (one worker per shape,
+ * kept across its rounds: driver/session.h, through the sweep's own worker loop), and the
+ * measurement of one round: the round's variants (a sub-catalog of the probed one) on one
+ * shape, as a run of its own in the database through the sweep's own steps (tb_cli_run_begin,
+ * tb_cli_run_measure), its results read back.
  * Why not `tilebench sweep` per round, as the first version did: each such run asked a worker
  * for the GPU and probed every library again, 0.6-0.8 s a round, 193 s of a 490 s search on
- * the H100 (docs/search.md). */
+ * the H100; and why not a worker per round, as the second did: 0.35 s a round for its start
+ * (the CUDA context, the buffers), 58.5 s of 194.9 s (docs/search.md). */
 #define _GNU_SOURCE
 #include "cli/search_gpu.h"
 #include "cli/cli.h"
@@ -36,6 +39,8 @@ int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, s
         g->o.max_samples = max_samples;
         if (g->o.min_samples > max_samples) g->o.min_samples = max_samples;
     }
+    tb_shape_session_open(&g->sess);
+    g->o.session = &g->sess;
     int rc = tb_sweep_probe_env(paths->worker, "0", &g->env, msg, len);
     char **files = NULL;
     size_t nfiles = 0;
@@ -53,9 +58,18 @@ int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, s
     return rc;
 }
 
-void tb_search_gpu_close(tb_search_gpu *g)
+int tb_search_gpu_close(tb_search_gpu *g, double *cost_s, char *msg, size_t len)
 {
+    const double s = tb_shape_session_close(&g->sess);
     tb_catalog_free(&g->cat);
+    if (cost_s) *cost_s += s;
+    if (!(s > 0) || !g->last_run) return TB_OK;
+    tb_store *st = NULL;
+    g->last_ph.total_s += s;
+    int rc = tb_store_open(g->db, 1, 0, &st, msg, len);
+    if (rc == TB_OK) rc = tb_store_run_set_phases(st, g->last_run, &g->last_ph, msg, len);
+    if (st) tb_store_close(st);
+    return rc;
 }
 
 static char *round_options(const tb_search_gpu *g, const char *shape)
@@ -80,6 +94,10 @@ int tb_search_gpu_time(void *ctx, const tb_search_point *pts, const int *idx, in
 {
     tb_search_gpu *g = ctx;
     const double t0 = tb_now();
+    if (g->sess.live && (g->shape[0] != m || g->shape[1] != nn || g->shape[2] != k))
+        tb_shape_session_close(&g->sess);   /* the last shape's worker: in this round's time */
+    g->shape[0] = m; g->shape[1] = nn; g->shape[2] = k;
+    g->rounds++;
     tb_catalog sub;
     memset(&sub, 0, sizeof sub);
     sub.v = calloc(n > 0 ? (size_t)n : 1, sizeof *sub.v);
@@ -108,6 +126,7 @@ int tb_search_gpu_time(void *ctx, const tb_search_point *pts, const int *idx, in
     g->open_s = 0;
     char m2[TB_MSG_LEN];
     if (rc == TB_OK) rc = tb_store_run_set_phases(st, run, &ph, msg, len);
+    if (rc == TB_OK) { g->last_run = run; g->last_ph = ph; }
     if (rc == TB_OK) rc = tb_store_run_end(st, run, "complete", msg, len);
     else if (run) tb_store_run_end(st, run, rc == TB_EINTR ? "interrupted" : "failed", m2, sizeof m2);
     if (rc == TB_OK) *cost_s += ph.total_s;

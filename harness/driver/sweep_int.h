@@ -63,9 +63,10 @@ typedef struct shape_ctx {
 int tb_sweep_fail_rest(shape_ctx *sc, tb_status status, const char *why, char *msg, size_t len);
 
 /* One worker's life over the variants still to do on this shape (a worker started for the
- * device of o, or the early one for it). Returns TB_OK when the worker finished or was
- * replaced (the caller loops while sc->left; with several GPUs, until sc->device_failed),
- * TB_EINTR, TB_EDB. */
+ * device of o, or the early one for it; with o->session on one GPU, the session's worker when
+ * it serves the same job, given back alive when it finished: driver/session.h). Returns TB_OK
+ * when the worker finished or was replaced (the caller loops while sc->left; with several
+ * GPUs, until sc->device_failed), TB_EINTR, TB_EDB. */
 int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o, const tb_problem *prob,
                         uint64_t seed, char *msg, size_t len);
 #endif

@@ -49,6 +49,9 @@ typedef struct tb_sweep_opts {
     char   dev_uuid[TB_MAX_DEVICES][64];  /* each one's UUID, added to its results' extra */
     int    slot;              /* with several GPUs: the slot (index into dev) a job is for; it
                                  travels in the job, for the test hook TILEBENCH_TEST_FAIL_SLOT */
+    struct tb_shape_session *session;   /* NULL (a sweep): a worker per shape, one job each;
+                                 set (search, one GPU): a worker kept across the jobs of one
+                                 problem (driver/session.h); never travels in the job */
 } tb_sweep_opts;
 
 typedef struct tb_sweep_report {

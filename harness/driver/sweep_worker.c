@@ -1,15 +1,19 @@
 /* sweep_worker.c - the life of one worker over a shape's variants (see sweep_int.h): its job,
  * the watchdog, each result stored as it arrives (with the sanitizer's verdict and, with several
  * GPUs, the GPU's UUID), a crash or hang recorded for the variant it was on, and a worker that
- * never became ready told apart as a GPU's failure when there are several GPUs. */
+ * never became ready told apart as a GPU's failure when there are several GPUs. With a session
+ * (o->session: search) the worker is kept alive across the jobs of one problem
+ * (driver/session.h): taken when it serves the job, given back when it finished it. */
 #define _GNU_SOURCE
 #include "driver/sweep_int.h"
 #include "driver/early.h"
 #include "driver/spawn.h"
 #include "driver/worker_job.h"
+#include "driver/session.h"
 #include "common/wire.h"
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +92,14 @@ static int gpu_failed(shape_ctx *sc, const char *why, char *msg, size_t len)
     return TB_OK;
 }
 
-/* One worker's life over the variants still to do on this shape. Returns TB_OK when the
- * worker finished or was replaced (the caller loops while sc->left), TB_EINTR, TB_EDB. */
-int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
-                        const tb_problem *prob, uint64_t seed, char *msg, size_t len)
+/* One worker's life over one job: the variants still to do on this shape. With a session
+ * (o->session, one GPU) the job carries "more", the worker is the session's when it serves the
+ * same job (reused), and one that finished is given back alive; *again is set when a reused
+ * worker ended before it was ready (it had exited between two jobs): the caller tries once more
+ * with a new one. Returns as tb_sweep_one_worker. */
+static int worker_job(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
+                      const tb_problem *prob, const cJSON *job, tb_shape_session *ses,
+                      const char *key, int may_reuse, int *again, char *msg, size_t len)
 {
     char *argv[] = { (char *)"tilebench-worker", (char *)"measure", NULL };
     tb_proc p;
@@ -99,19 +107,30 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
     char dev[80], *env_line = NULL;
     if (o->device_uuid[0]) snprintf(dev, sizeof dev, "%s", o->device_uuid);
     else snprintf(dev, sizeof dev, "%d", o->device);
-    lk(sc->sh);
-    int took = tb_early_worker_take(dev, &p, &env_line);
-    ulk(sc->sh);
-    int rc = took ? TB_OK : tb_proc_start(&p, worker, argv, msg, len);
+    const int reused = ses && may_reuse && tb_shape_session_take(ses, key, &p, &env_line);
+    int took = 0;
+    if (!reused) {
+        lk(sc->sh);
+        took = tb_early_worker_take(dev, &p, &env_line);
+        ulk(sc->sh);
+    }
+    int rc = reused || took ? TB_OK : tb_proc_start(&p, worker, argv, msg, len);
     if (rc) {
         char why[TB_MSG_LEN];
         snprintf(why, sizeof why, "%s", msg);
         return gpu_failed(sc, why, msg, len);
     }
-    cJSON *job = tb_worker_job_json(o, prob, sc->cat, sc->todo, sc->cat->n, seed);
-    tb_wire_send(p.in_fd, job);
-    cJSON_Delete(job);
-    tb_proc_close_input(&p);
+    if (ses) {
+        ses->starts += !reused;
+        ses->jobs++;
+        /* a worker that ended between two jobs: EPIPE here, not a SIGPIPE that ends us */
+        void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+        tb_wire_send(p.in_fd, job);
+        signal(SIGPIPE, old_pipe);
+    } else {
+        tb_wire_send(p.in_fd, job);
+        tb_proc_close_input(&p);
+    }
 
     int current = -1, finished = 0, killed = 0, ready = 0;
     double per_launch_s = o->timeout_s;
@@ -149,9 +168,10 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
         }
         if (r == 0) break;   /* the worker closed its end: done, crashed or exited */
         cJSON *obj = cJSON_Parse(line);
+        const char *type = obj ? tb_json_str(obj, "type", "") : "";
+        if (ses && !reused && strcmp(type, "env") == 0) tb_shape_session_env(ses, line);
         free(line);
         if (!obj) continue;
-        const char *type = tb_json_str(obj, "type", "");
         if (strcmp(type, "env") == 0) {
             lk(sc->sh);
             if (!sc->sh->env_seen) {
@@ -214,11 +234,22 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
                 for (int i = TB_PH_VALIDATION; i <= TB_PH_ENERGY; i++) sc->rep->phases->s[i] += wp.s[i];
             ulk(sc->sh);
             cJSON_free(pt);
+            if (ses) { cJSON_Delete(obj); break; }   /* a session's worker waits for more */
         }
         cJSON_Delete(obj);
     }
     free(est);
+    if (ses && finished && !killed && rc == TB_OK) {   /* alive: the next job of key is its */
+        tb_shape_session_keep(ses, &p, key);
+        return TB_OK;
+    }
+    tb_proc_close_input(&p);   /* a session's worker: it ends at end of file */
     if (!killed) tb_proc_wait(&p, 30.0);
+    if (rc == TB_OK && reused && !finished && !killed && !ready && current < 0 && !fatal[0]) {
+        *again = 1;   /* it had ended between two jobs: nothing of this job ran */
+        tb_proc_free(&p);
+        return TB_OK;
+    }
     if (rc == TB_OK && !finished && !killed && sc->left) {
         char how[128], last[300], why[TB_TEXT_LEN];
         tb_proc_describe_exit(&p, how, sizeof how);
@@ -244,5 +275,25 @@ int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *
          * unusable): the caller starts a new worker for the rest */
     }
     tb_proc_free(&p);
+    return rc;
+}
+
+int tb_sweep_one_worker(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
+                        const tb_problem *prob, uint64_t seed, char *msg, size_t len)
+{
+    tb_shape_session *ses = sc->sh->multi ? NULL : o->session;   /* one GPU only */
+    cJSON *job = tb_worker_job_json(o, prob, sc->cat, sc->todo, sc->cat->n, seed);
+    char *key = ses ? tb_shape_session_key(job) : NULL;
+    if (!job || (ses && !key)) {
+        cJSON_Delete(job);
+        free(key);
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    }
+    if (ses) cJSON_AddTrueToObject(job, "more");
+    int again = 0;
+    int rc = worker_job(sc, worker, o, prob, job, ses, key, 1, &again, msg, len);
+    if (rc == TB_OK && again) rc = worker_job(sc, worker, o, prob, job, ses, key, 0, &again, msg, len);
+    cJSON_Delete(job);
+    free(key);
     return rc;
 }

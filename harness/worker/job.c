@@ -16,6 +16,7 @@
 #include "worker/after_timing.h"
 #include "worker/buffers.h"
 #include "worker/env.h"
+#include "worker/job_line.h"
 #include "worker/loader.h"
 #include "worker/measure.h"
 #include "worker/nvml_sampler.h"
@@ -115,19 +116,18 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
     free(order);
 }
 
-static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, char *msg, size_t len)
+/* The job's problem, seeds and options (rest: the job less its variants) into w. */
+static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
 {
-    cJSON *j = cJSON_Parse(line);
-    if (!j) return tb_fail(msg, len, TB_EWORKER, "job is not JSON");
     tb_problem prob;
     int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &prob, msg, len);
-    if (rc) { cJSON_Delete(j); return rc; }
+    if (rc) return rc;
     w->g = prob.gemm;
     w->scales = prob.gemm_scales;
     w->device = (int)tb_json_num(j, "device", 0);
     w->slot = (int)tb_json_num(j, "slot", -1);
     const char *uuid = tb_json_str(j, "device_uuid", "");
-    if (uuid[0] && tbw_resolve_device(uuid, &w->device, msg, len) != TB_OK) { cJSON_Delete(j); return TB_ENOGPU; }
+    if (uuid[0] && tbw_resolve_device(uuid, &w->device, msg, len) != TB_OK) return TB_ENOGPU;
     w->seed = (uint64_t)tb_json_num(j, "seed", 1);
     w->trials = (int)tb_json_num(j, "trials", 3);
     w->validate_only = (int)tb_json_num(j, "validate_only", 0);
@@ -141,10 +141,16 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
     w->energy = (int)tb_json_num(j, "energy", 1);
     w->pace = tb_json_num(j, "pace", 0);
     w->lockstep = (int)tb_json_num(j, "lockstep", 0);
-    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(j, "variants");
+    return TB_OK;
+}
+
+/* The job's variants (its "variants" array) into *jvs (free it). */
+static int parse_variants(const cJSON *vs, job_variant **jvs, int *njv, char *msg, size_t len)
+{
     int n = cJSON_GetArraySize(vs);
     *jvs = calloc((size_t)(n ? n : 1), sizeof **jvs);
     *njv = 0;
+    if (!*jvs) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     const cJSON *it;
     cJSON_ArrayForEach(it, vs) {
         job_variant *jv = &(*jvs)[(*njv)++];
@@ -155,7 +161,6 @@ static int parse_job(const char *line, worker *w, job_variant **jvs, int *njv, c
         size_t nl = strlen(ns);
         if (nl && !strncmp(jv->name, ns, nl) && jv->name[nl] == ':') jv->bare = (int)nl + 1;
     }
-    cJSON_Delete(j);
     return TB_OK;
 }
 
@@ -203,59 +208,14 @@ static int open_and_report(int device, tb_environment *env, int need_env)
     return TB_OK;
 }
 
-int tbw_cmd_measure(const char *early_device)
+/* One job's variants through the phases (A validation, method and warm-up, B interleaved
+ * timing, D the confirming pass, C the checks), each result sent, then {"type":"done"} with the
+ * job's own phases. The device, the buffers and the reference library are the session's. */
+static void run_job(worker *w, job_variant *jvs, int njv)
 {
-    char msg[TB_MSG_LEN];
-    worker w;
-    memset(&w, 0, sizeof w);
-    /* started early (measure --device D): the device is opened and reported before the job
-     * arrives, while the parent probes the variants (the parent's GPU check is this record) */
-    int early = -1;
-    tb_environment env;
-    if (early_device) {
-        if (tbw_resolve_device(early_device, &early, msg, sizeof msg) != TB_OK) {
-            tbw_out_simple("fatal", "error", msg);
-            return 2;
-        }
-        if (open_and_report(early, &env, 1)) return 2;
-    }
-    tb_linebuf lb = { 0 };
-    char *line = tbw_read_job(&lb);
-    if (!line) { tb_linebuf_free(&lb); tbw_out_simple("fatal", "error", "no job on stdin"); return 2; }
-    job_variant *jvs = NULL;
-    int njv = 0;
-    int rc = parse_job(line, &w, &jvs, &njv, msg, sizeof msg);
-    free(line);
-    tb_linebuf_free(&lb);
-    if (rc) { tbw_out_simple("fatal", "error", msg); return 2; }
-    /* a test hook (docs/cli.md): the worker of one slot of a --devices sweep fails before it
-     * measures anything, as a broken GPU's would, so the others must finish its shapes */
-    const char *hook = getenv("TILEBENCH_TEST_FAIL_SLOT");
-    if (hook && *hook && w.slot >= 0 && atoi(hook) == w.slot) {
-        snprintf(msg, sizeof msg, "planted failure of slot %d (TILEBENCH_TEST_FAIL_SLOT)", w.slot);
-        tbw_out_simple("fatal", "error", msg);
-        return 3;
-    }
-    if (early >= 0 && w.device != early) {
-        snprintf(msg, sizeof msg, "the job is for GPU %d, this worker opened GPU %d", w.device, early);
-        tbw_out_simple("fatal", "error", msg);
-        return 2;
-    }
-    if (early >= 0) w.env = env;
-    else if (open_and_report(w.device, &w.env, 0)) return 2;
-    detect_profiler(&w);
-    char nm[TB_MSG_LEN];
-    if (tb_nvml_open(nm, sizeof nm) != TB_OK ||
-        tb_nvml_device_by_pci(w.env.pci_bus_id, &w.nvml, nm, sizeof nm) != TB_OK)
-        w.nvml = NULL;
-    if (cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess ||
-        tb_ref_open(&w.ref, msg, sizeof msg) != 0 || tbw_alloc_bufs(&w, msg, sizeof msg) != TB_OK) {
-        if (!msg[0]) snprintf(msg, sizeof msg, "cannot set up the worker");
-        tbw_out_simple("fatal", "error", msg);
-        return 2;
-    }
-    tbw_out_simple("ready", NULL, NULL);
-
+    char msg[TB_MSG_LEN] = "", nm[TB_MSG_LEN];
+    int rc;
+    w->energy_s = 0;
     tb_phases ph;
     memset(&ph, 0, sizeof ph);
     double t = now_s(), t1;
@@ -282,15 +242,15 @@ int tbw_cmd_measure(const char *early_device)
             vs->m.status = TB_STATUS_ERROR;
             snprintf(vs->m.reason, sizeof vs->m.reason, "%s", msg);
             vs->jv->v = NULL;
-            tbw_send_result(&w, vs);
+            tbw_send_result(w, vs);
             continue;
         }
         cudaCtxResetPersistingL2Cache();
         cudaGetLastError();
         vs->held_event_ms = NAN;
-        int r = tbw_validate_before_timing(&w, vs);
-        if (r == 2) tbw_lost_exit(&w, vs);
-        if (r == 1) { tbw_release_variant(&w, vs, 0); tbw_send_result(&w, vs); continue; }
+        int r = tbw_validate_before_timing(w, vs);
+        if (r == 2) tbw_lost_exit(w, vs);
+        if (r == 1) { tbw_release_variant(w, vs, 0); tbw_send_result(w, vs); continue; }
         vs->short_kernel = tbw_is_short(vs);
         act[na++] = vs;
     }
@@ -303,9 +263,9 @@ int tbw_cmd_measure(const char *early_device)
     na = 0;
     for (int i = 0; i < nv; i++) {
         vstate *vs = act[i];
-        int r = tbw_prepare_timing(&w, vs, shape_short);
-        if (r == 2) tbw_lost_exit(&w, vs);
-        if (r == 1) { tbw_release_variant(&w, vs, 0); tbw_send_result(&w, vs); continue; }
+        int r = tbw_prepare_timing(w, vs, shape_short);
+        if (r == 2) tbw_lost_exit(w, vs);
+        if (r == 1) { tbw_release_variant(w, vs, 0); tbw_send_result(w, vs); continue; }
         vs->active = vs->sampling = 1;
         act[na++] = vs;
     }
@@ -313,17 +273,17 @@ int tbw_cmd_measure(const char *early_device)
     t = t1;
     if (na > 0) {
         /* phase B: interleaved rounds, each variant stopped by its own criterion */
-        if (tb_measure_gap_baseline(&w.md, !w.l2_hot, &w.base_cold, &w.noop_ms, msg, sizeof msg) != TB_OK ||
-            tb_measure_gap_baseline(&w.md, 0, &w.base_graph, NULL, msg, sizeof msg) != TB_OK)
-            w.base_cold = w.base_graph = w.noop_ms = NAN;
-        if (!(w.noop_ms >= 0) || w.noop_ms > 0.05)
-            w.noop_ms = NAN;   /* not measured, or implausible (over 50 us) */
-        if (tb_measure_event_overhead(&w.md, !w.l2_hot, &w.event_ms, msg, sizeof msg) != TB_OK ||
-            !(w.event_ms >= 0) || w.event_ms > 0.05)
-            w.event_ms = NAN;   /* not measured, or implausible (over 50 us) */
+        if (tb_measure_gap_baseline(&w->md, !w->l2_hot, &w->base_cold, &w->noop_ms, msg, sizeof msg) != TB_OK ||
+            tb_measure_gap_baseline(&w->md, 0, &w->base_graph, NULL, msg, sizeof msg) != TB_OK)
+            w->base_cold = w->base_graph = w->noop_ms = NAN;
+        if (!(w->noop_ms >= 0) || w->noop_ms > 0.05)
+            w->noop_ms = NAN;   /* not measured, or implausible (over 50 us) */
+        if (tb_measure_event_overhead(&w->md, !w->l2_hot, &w->event_ms, msg, sizeof msg) != TB_OK ||
+            !(w->event_ms >= 0) || w->event_ms > 0.05)
+            w->event_ms = NAN;   /* not measured, or implausible (over 50 us) */
         tb_nvml_sampler *smp = NULL;
-        if (w.nvml) tb_nvml_sampler_start(w.nvml, 10, &smp, nm, sizeof nm);
-        interleave(&w, act, na, 0);
+        if (w->nvml) tb_nvml_sampler_start(w->nvml, 10, &smp, nm, sizeof nm);
+        interleave(w, act, na, 0);
         tb_nvml_summary sum;
         memset(&sum, 0, sizeof sum);
         if (smp) tb_nvml_sampler_stop(smp, &sum);
@@ -352,8 +312,8 @@ int tbw_cmd_measure(const char *early_device)
                     vstate *vs = top[i];
                     if (!vs->sampling) continue;
                     tb_sample s2;
-                    int r = tbw_take_sample(&w, vs, &s2);
-                    if (r == 2) tbw_lost_exit(&w, vs);
+                    int r = tbw_take_sample(w, vs, &s2);
+                    if (r == 2) tbw_lost_exit(w, vs);
                     if (r == 1 || tbw_push_sample(vs, &s2)) { vs->sampling = 0; vs->active = 0; left--; continue; }
                     if (vs->n >= target[i]) { vs->sampling = 0; left--; }
                 }
@@ -380,10 +340,10 @@ int tbw_cmd_measure(const char *early_device)
             vstate *vs = act[i];
             tbw_send_begin(vs, "checks");
             if (vs->active) {
-                int r = tbw_check_after_timing(&w, vs);
-                if (r == 2) tbw_lost_exit(&w, vs);
+                int r = tbw_check_after_timing(w, vs);
+                if (r == 2) tbw_lost_exit(w, vs);
             }
-            if (w.nvml && smp) {
+            if (w->nvml && smp) {
                 cJSON *x = cJSON_Parse(vs->m.extra_json[0] ? vs->m.extra_json : "{}");
                 if (x) {
                     cJSON *o = cJSON_AddObjectToObject(x, "nvml");
@@ -406,17 +366,93 @@ int tbw_cmd_measure(const char *early_device)
                     cJSON_Delete(x);
                 }
             }
-            tbw_send_result(&w, vs);
-            tbw_release_variant(&w, vs, 0);
+            tbw_send_result(w, vs);
+            tbw_release_variant(w, vs, 0);
         }
     }
-    ph.s[TB_PH_ENERGY] = w.energy_s;
-    ph.s[TB_PH_CHECKS] = now_s() - t - w.energy_s;
+    ph.s[TB_PH_ENERGY] = w->energy_s;
+    ph.s[TB_PH_CHECKS] = now_s() - t - w->energy_s;
     if (ph.s[TB_PH_CHECKS] < 0) ph.s[TB_PH_CHECKS] = 0;
     tbw_out_done(&ph);
     free(vss);
     free(act);
+}
+
+int tbw_cmd_measure(const char *early_device)
+{
+    char msg[TB_MSG_LEN] = "";
+    worker w;
+    memset(&w, 0, sizeof w);
+    /* started early (measure --device D): the device is opened and reported before the job
+     * arrives, while the parent probes the variants (the parent's GPU check is this record) */
+    int early = -1;
+    tb_environment env;
+    if (early_device) {
+        if (tbw_resolve_device(early_device, &early, msg, sizeof msg) != TB_OK) {
+            tbw_out_simple("fatal", "error", msg);
+            return 2;
+        }
+        if (open_and_report(early, &env, 1)) return 2;
+    }
+    tb_linebuf lb = { 0 };
+    char *line = tbw_read_job(&lb);
+    if (!line) { tb_linebuf_free(&lb); tbw_out_simple("fatal", "error", "no job on stdin"); return 2; }
+    job_variant *jvs = NULL;
+    int njv = 0, more = 0;
+    cJSON *first = NULL, *vars = NULL;   /* the first job less its variants: the session's */
+    int rc = tbw_job_split(line, &first, &vars, &more, msg, sizeof msg);
+    free(line);
+    if (rc == TB_OK) rc = parse_options(first, &w, msg, sizeof msg);
+    if (rc == TB_OK) rc = parse_variants(vars, &jvs, &njv, msg, sizeof msg);
+    cJSON_Delete(vars);
+    if (rc) { cJSON_Delete(first); tb_linebuf_free(&lb); tbw_out_simple("fatal", "error", msg); return 2; }
+    /* a test hook (docs/cli.md): the worker of one slot of a --devices sweep fails before it
+     * measures anything, as a broken GPU's would, so the others must finish its shapes */
+    const char *hook = getenv("TILEBENCH_TEST_FAIL_SLOT");
+    if (hook && *hook && w.slot >= 0 && atoi(hook) == w.slot) {
+        snprintf(msg, sizeof msg, "planted failure of slot %d (TILEBENCH_TEST_FAIL_SLOT)", w.slot);
+        tbw_out_simple("fatal", "error", msg);
+        return 3;
+    }
+    if (early >= 0 && w.device != early) {
+        snprintf(msg, sizeof msg, "the job is for GPU %d, this worker opened GPU %d", w.device, early);
+        tbw_out_simple("fatal", "error", msg);
+        return 2;
+    }
+    if (early >= 0) w.env = env;
+    else if (open_and_report(w.device, &w.env, 0)) return 2;
+    detect_profiler(&w);
+    char nm[TB_MSG_LEN];
+    if (tb_nvml_open(nm, sizeof nm) != TB_OK ||
+        tb_nvml_device_by_pci(w.env.pci_bus_id, &w.nvml, nm, sizeof nm) != TB_OK)
+        w.nvml = NULL;
+    if (cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess ||
+        tb_ref_open(&w.ref, msg, sizeof msg) != 0 || tbw_alloc_bufs(&w, msg, sizeof msg) != TB_OK) {
+        if (!msg[0]) snprintf(msg, sizeof msg, "cannot set up the worker");
+        tbw_out_simple("fatal", "error", msg);
+        return 2;
+    }
+    /* the session (job_line.h): after a job with "more", the next job line, for the same
+     * problem, seeds and options: its variants on the same context, buffers and reference */
+    int status = 0;
+    for (;;) {
+        tbw_out_simple("ready", NULL, NULL);
+        run_job(&w, jvs, njv);
+        free(jvs);
+        jvs = NULL;
+        if (!more || !(line = tbw_read_job(&lb))) break;   /* stdin ended: the session is over */
+        cJSON *rest = NULL;
+        rc = tbw_job_split(line, &rest, &vars, &more, msg, sizeof msg);
+        free(line);
+        if (rc == TB_OK) rc = tbw_job_same(first, rest, msg, sizeof msg);
+        if (rc == TB_OK) rc = parse_variants(vars, &jvs, &njv, msg, sizeof msg);
+        cJSON_Delete(rest);
+        cJSON_Delete(vars);
+        if (rc) { tbw_out_simple("fatal", "error", msg); status = 2; break; }
+    }
     free(jvs);
+    cJSON_Delete(first);
+    tb_linebuf_free(&lb);
     tb_ref_close(w.ref);
-    return 0;
+    return status;
 }

@@ -8,7 +8,9 @@
  *                   {"type":"file",...} after each file, so a crash names its file.
  *   env [--device N] report the GPU and software environment ({"type":"env"}; env.c).
  *   measure         read one job (a JSON line) on stdin and measure its variants on its one
- *                   problem, in phases (docs/method.md; the job and its loop: job.c):
+ *                   problem (a job with "more": true is followed by more jobs for the same
+ *                   problem on the same context, each answered with its own "done": job.h),
+ *                   in phases (docs/method.md; the job and its loop: job.c):
  *                   A. per variant: supports, setup, the trials before timing
  *                      (tbw_validate_before_timing, trials.c), the stream-discipline check
  *                      (discipline.c); then each valid variant's method chosen and warmed
@@ -21,7 +23,7 @@
  *                      timing (tbw_check_after_timing, after_timing.c), teardown, the result
  *                      record (result.c).
  *                   Every step that runs variant code is announced ({"type":"begin"}, step.c),
- *                   so the parent knows whom to blame. Ends with {"type":"done"}.
+ *                   so the parent knows whom to blame. Each job ends with {"type":"done"}.
  *                   The steps share state.h; each returns 0, or 1 (the variant's result is
  *                   final) or 2 (the context is lost).
  *   counters        counters/worker_counters.h;  calibrate  worker_calibrate.h.
