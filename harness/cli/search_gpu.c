@@ -35,6 +35,7 @@ int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, s
     g->argv = argv;
     tb_sweep_opts_default(&g->o);
     g->o.no_energy = 1;
+    g->o.no_confirm = 1;     /* a round ranks a few points: no confirming pass (docs/search.md) */
     if (max_samples > 0) {
         g->o.max_samples = max_samples;
         if (g->o.min_samples > max_samples) g->o.min_samples = max_samples;
@@ -83,6 +84,7 @@ static char *round_options(const tb_search_gpu *g, const char *shape)
     cJSON_AddStringToObject(o, "stop", g->o.stop);
     cJSON_AddStringToObject(o, "layout", g->o.layout);
     cJSON_AddNumberToObject(o, "no_energy", 1);
+    cJSON_AddNumberToObject(o, "no_confirm", 1);
     char *t = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return t;

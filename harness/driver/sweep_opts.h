@@ -35,6 +35,8 @@ typedef struct tb_sweep_opts {
     char   l2[8];             /* cold | hot */
     int    profile;           /* 1: no blocking kernel (for profilers) */
     int    no_energy;         /* 1: skip the energy burst */
+    int    no_confirm;        /* 1: skip the confirming pass over the best few (search rounds:
+                                 a round ranks 2-6 points, and the pass doubled their samples) */
     double pace;              /* after each sample the worker rests pace x that sample's wall
                                  time (default 0: back to back) */
     int    lockstep;          /* 1: variants of one library name under two namespaces (a

@@ -56,6 +56,7 @@ cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_problem *prob, const 
     cJSON_AddStringToObject(j, "l2", o->l2);
     cJSON_AddNumberToObject(j, "profile", o->profile);
     cJSON_AddNumberToObject(j, "energy", !o->no_energy);
+    if (o->no_confirm) cJSON_AddNumberToObject(j, "confirm", 0);
     cJSON_AddNumberToObject(j, "pace", o->pace);
     if (o->lockstep) cJSON_AddNumberToObject(j, "lockstep", 1);
     if (o->ndev > 1) cJSON_AddNumberToObject(j, "slot", o->slot);

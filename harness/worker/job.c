@@ -139,6 +139,7 @@ static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
     w->l2_hot = !strcmp(tb_json_str(j, "l2", "cold"), "hot");
     w->profile = (int)tb_json_num(j, "profile", 0);
     w->energy = (int)tb_json_num(j, "energy", 1);
+    w->confirm = (int)tb_json_num(j, "confirm", 1);
     w->pace = tb_json_num(j, "pace", 0);
     w->lockstep = (int)tb_json_num(j, "lockstep", 0);
     return TB_OK;
@@ -295,7 +296,7 @@ static void run_job(worker *w, job_variant *jvs, int njv)
         for (int i = 0; i < na; i++) if (act[i]->active && act[i]->n > 0) sorted[ns++] = act[i];
         qsort(sorted, (size_t)ns, sizeof *sorted, cmp_ms);
         for (int i = 0; i < ns && nt < TB_CONFIRM_TOP; i++) top[nt++] = sorted[i];
-        if (nt >= 2) {
+        if (nt >= 2 && w->confirm) {
             int first_n[TB_CONFIRM_TOP], want = 1 << 30;
             for (int i = 0; i < nt; i++) { first_n[i] = top[i]->n; if (top[i]->n < want) want = top[i]->n; }
             if (want > 50) want = 50;

@@ -86,6 +86,7 @@ typedef struct worker {
     int l2_hot;          /* --l2 hot: no flush, one input set */
     int profile;         /* --profile: no blocking kernel */
     int energy;          /* measure joules per launch (default 1) */
+    int confirm;         /* phase D, the confirming pass over the best few (default 1) */
     double pace;         /* rest pace x each sample's wall time after it (default 0) */
     int lockstep;        /* 1: one library name's namespaced copies stop sampling together */
     double energy_s;     /* wall time of the energy bursts so far (the "done" line's phases) */
