@@ -230,7 +230,12 @@ u=GPU-f1f1f1f1-0000-0000-0000-000000000000
 echo '{"type":"ready","gpu_name":"fake GPU","gpu_uuid":"'$u'","device":0}' >&3
 [ "$FAKE_MODE" = fatal ] && { echo '{"type":"fatal","error":"cublasLtMatmul failed: planted"}' >&3; exit 2; }
 echo '{"type":"begin","phase":"copy"}' >&3
-echo '{"type":"calibration","dram_gbps":3000.5,"copy_bytes":2147483648,"gemm_tflops":750.25,"gemm_shape":"8192x8192x8192","sm_clock_mhz":1980,"gpu_uuid":"'$u'","gpu_name":"fake GPU","method":"fake: scripted"}' >&3
+case "$FAKE_MODE" in   # the FP8 ceiling: measured (ok), skipped with its reason (nofp8), or left out (old)
+ok) fp8='"fp8_tflops":1400.5,"fp8_shape":"8192x8192x8192","fp8_sm_clock_mhz":1755,' ;;
+nofp8) fp8='"fp8_tflops":null,"fp8_shape":null,"fp8_sm_clock_mhz":null,"fp8_skipped":"compute capability 8.0 has no FP8 tensor cores",' ;;
+*) fp8= ;;
+esac
+echo '{"type":"calibration","dram_gbps":3000.5,"copy_bytes":2147483648,"gemm_tflops":750.25,"gemm_shape":"8192x8192x8192","sm_clock_mhz":1980,'"$fp8"'"gpu_uuid":"'$u'","gpu_name":"fake GPU","method":"fake: scripted"}' >&3
 echo '{"type":"done"}' >&3
 SHEOF
 chmod +x "$tmp/fake_worker"
@@ -238,11 +243,47 @@ export FAKE_JOB="$tmp/fake_job"
 cp "$tmp/f.db" "$tmp/fc.db"
 out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=ok "$TB" doctor --calibrate --device GPU-F1F1F1F1-0000-0000-0000-000000000000 --db "$tmp/fc.db" 2>&1); rc=$?
 [ $rc = 0 ] && grep -qE "^dram +3000.5 GB/s" <<<"$out" && grep -qE "^tensor +750.2 TFLOP/s .*SM clock 1980 MHz" <<<"$out" \
+    && grep -qE "^fp8 +1400.5 TFLOP/s +cuBLASLt E4M3 8192x8192x8192, .*SM clock 1755 MHz: 1.87 x BF16" <<<"$out" \
     && grep -qE "^stored +calibration 2 in $tmp/fc.db" <<<"$out" && ok cli-7.11 || bad cli-7.11 "exit $rc: $out"
 grep -q '"device_uuid":"GPU-F1F1F1F1-0000-0000-0000-000000000000"' "$FAKE_JOB" && ok cli-7.12 || bad cli-7.12 "job: $(cat "$FAKE_JOB")"
 out=$("$TB" show --db "$tmp/fc.db" --metrics 2>&1)
 grep -q "(calibration 2), not datasheet" <<<"$out" && grep -q "roofline position: 28.2% of the attainable 750.2 TFLOP/s (211.6 achieved), compute-bound" <<<"$out" \
     && ok cli-7.13 || bad cli-7.13 "show does not use the newest calibration: $out"
+# an FP8 problem (issue 23): the same measurement relabelled E4M3, placed under the FP8 ceiling
+# (1400.5: memory-bound at 256 FLOP/byte, where the BF16 ceiling of 750.2 binds) with its
+# compulsory traffic at one byte an A and B element
+cp "$tmp/fc.db" "$tmp/fc8.db"
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE problems SET dtypes='e4m3,e4m3,bf16,bf16,f32', scale_a=0.015625, scale_b=0.03125\"); c.commit()" "$tmp/fc8.db"
+out=$("$TB" show --db "$tmp/fc8.db" --metrics 2>&1)
+grep -q "; FP8 tensor 1400.5 TFLOP/s (cuBLASLt E4M3 8192x8192x8192 at 1755 MHz), the ceiling of e4m3 problems" <<<"$out" \
+    && grep -qE "roofline position: [0-9.]+% of the attainable [0-9.]+ TFLOP/s under the FP8 ceiling \(211.6 achieved\), memory-bound .*ridge at 466.8 FLOP/byte" <<<"$out" \
+    && grep -qE "compulsory: [0-9.]+ MB \(A 1, B 1, D 2 bytes an element\), so at most [0-9.]+ FLOP/byte" <<<"$out" \
+    && ok cli-7.16 || bad cli-7.16 "show --metrics does not place an FP8 problem under the FP8 ceiling: $out"
+"$TB" export --db "$tmp/fc8.db" --format json --output "$tmp/fc8.json" && /usr/bin/python3 - "$tmp/fc8.json" <<'PY' \
+    && ok cli-7.17 || bad cli-7.17 "export: the FP8 ceiling"
+import json, sys
+d = [r["derived"] for r in json.load(open(sys.argv[1]))["results"] if r.get("derived") and r["derived"].get("roofline")]
+assert d, "no roofline"
+roof = d[0]["roofline"]
+assert roof["tensor_ceiling"] == "fp8" and roof["bound"] == "memory", roof
+assert roof["ceilings"]["fp8_tflops"] == 1400.5 and roof["ceilings"]["gemm_tflops"] == 750.25, roof
+assert abs(roof["ridge_intensity"] - 1400.5 * 1000 / 3000.5) < 1e-6, roof
+assert d[0]["compulsory_intensity"] > 0 and d[0]["compulsory_bytes"] > 0, d[0]
+PY
+# a GPU without FP8 tensor cores: the BF16 ceiling stored, the FP8 one NULL with the reason said;
+# a record that says nothing of FP8 is refused (parent and worker ship together)
+cp "$tmp/fc.db" "$tmp/fc9.db"
+out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=nofp8 "$TB" doctor --calibrate --db "$tmp/fc9.db" 2>&1); rc=$?
+[ $rc = 0 ] && grep -qE "^fp8 +not measured: compute capability 8.0 has no FP8 tensor cores" <<<"$out" \
+    && [ "$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM calibration WHERE id = 3 AND fp8_tflops IS NULL AND gemm_tflops = 750.25').fetchone()[0])" "$tmp/fc9.db")" = 1 ] \
+    && ok cli-7.18 || bad cli-7.18 "exit $rc: $out"
+/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE problems SET dtypes='e4m3,e4m3,bf16,bf16,f32', scale_a=0.015625, scale_b=0.03125\"); c.commit()" "$tmp/fc9.db"
+out=$("$TB" show --db "$tmp/fc9.db" --metrics 2>&1)
+grep -q "roofline position: none: calibration 3 has no FP8 tensor ceiling" <<<"$out" && ! grep -q "FP8 tensor [0-9]" <<<"$out" \
+    && ok cli-7.19 || bad cli-7.19 "an FP8 problem under a calibration without an FP8 ceiling: $out"
+out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=old "$TB" doctor --calibrate --db "$tmp/fc9.db" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "calibration failed: the calibration has no FP8 GEMM throughput" <<<"$out" \
+    && ok cli-7.20 || bad cli-7.20 "exit $rc: $out"
 cp "$tmp/fc.db" "$tmp/fc.orig"
 for mode in fatal die; do
     out=$(TILEBENCH_WORKER="$tmp/fake_worker" FAKE_MODE=$mode "$TB" doctor --calibrate --db "$tmp/fc.db" 2>&1 >/dev/null); rc=$?

@@ -1,6 +1,8 @@
 /* parse_submission.c - a test helper: reads a submission document (a file, or - for stdin) with
- * harness/format/submission_parse.c and prints "ok N results" or the parser's one-line error.
- * Exit 0 parsed, 1 refused, 2 unreadable. Used by tests/submission_cli.sh. */
+ * harness/format/submission_parse.c and prints "ok N results" or the parser's one-line error;
+ * with --plausible first, also the leaderboard's plausibility check (tb_submission_plausible:
+ * no rate above the peak of its operand types at its clock), as a server runs it.
+ * Exit 0 parsed (and plausible), 1 refused, 2 unreadable. Used by tests/submission_cli.sh. */
 #include "format/submission_parse.h"
 #include "common/tb.h"
 #include <stdio.h>
@@ -9,9 +11,11 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) { fprintf(stderr, "usage: parse_submission FILE|-\n"); return 2; }
-    FILE *f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
-    if (!f) { perror(argv[1]); return 2; }
+    int plausible = argc == 3 && strcmp(argv[1], "--plausible") == 0;
+    if (argc != 2 + plausible) { fprintf(stderr, "usage: parse_submission [--plausible] FILE|-\n"); return 2; }
+    const char *path = argv[1 + plausible];
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) { perror(path); return 2; }
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
     size_t r;
@@ -26,6 +30,11 @@ int main(int argc, char **argv)
     int rc = tb_submission_parse(b, n, &s, msg, sizeof msg);
     free(b);
     if (rc) { printf("refused: %s\n", msg); return 1; }
+    if (plausible && tb_submission_plausible(&s, 0, msg, sizeof msg) != 0) {
+        printf("refused: %s\n", msg);
+        tb_submission_free(&s);
+        return 1;
+    }
     printf("ok %zu results\n", s.n);
     tb_submission_free(&s);
     return 0;

@@ -373,6 +373,22 @@ d = peak(fresh()); t = timed(d, 1)["timing"]; t["median_ms"] = t["median_lo_ms"]
 post("rule-1.7 3x faster than measured, above the peak", enc(d), 422)
 d = peak(fresh())
 post("rule-1.8 the same GPU at its real rates: fine", enc(d), 201, added=1, json_error=False)
+# an FP8 result (issue 23) is held to the FP8 peak, twice BF16's on sm_90: at 1830 MHz the
+# H100's BF16 peak is 989.4 TFLOP/s, its FP8 one 1978.9
+def fp8_rate(d, tflops):
+    r = timed(d, 1)
+    r["shape"]["dtypes"] = "e4m3,e4m3,bf16,bf16,f32"
+    s = r["shape"]
+    ms = 2.0 * s["m"] * s["n"] * s["k"] * s["batch"] / (tflops * 1e12) * 1e3
+    r["timing"].update(median_ms=ms, median_lo_ms=ms * 0.999, median_hi_ms=ms * 1.001, sm_clock_mhz=1830)
+    return d
+post("rule-1.9 FP8 at 1300 TFLOP/s, above the BF16 peak, under the FP8 one: fine",
+     enc(fp8_rate(peak(fresh()), 1300)), 201, added=1, json_error=False)
+post("rule-1.10 FP8 at 2100 TFLOP/s, above the FP8 peak", enc(fp8_rate(peak(fresh()), 2100)), 422,
+     check=lambda st, b: None if "dense FP8 peak of 1978.9 TFLOP/s" in json.loads(b)["error"] else "reason")
+d = fp8_rate(peak(fresh()), 1300); timed(d, 1)["shape"]["dtypes"] = "bf16,bf16,bf16,bf16,f32"
+post("rule-1.11 the same 1300 TFLOP/s as BF16: above the BF16 peak", enc(d), 422,
+     check=lambda st, b: None if "dense BF16 peak of 989.4 TFLOP/s" in json.loads(b)["error"] else "reason")
 for i in range(3):
     d = fresh(); t = timed(d, i)["timing"]; t["median_ms"] = t["median_hi_ms"] * 2
     post(f"rule-2.{i}a median above its interval", enc(d), 422)

@@ -3,7 +3,8 @@
 # the gate fixture validates against schemas/submission-v1.schema.json (python3-jsonschema),
 # each median lies in its own interval, timing is null exactly for results not timed, the
 # GPU's UUID is hashed and never written, a document that breaks the schema is refused by it
-# (the check can fail). No GPU needed. Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+# (the check can fail); the plausibility check holds an FP8 rate to the FP8 peak (5.x). No GPU
+# needed. Environment (set by CTest): TB, TB_BUILD, TB_SRC.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -69,6 +70,36 @@ for what, mutate, want in cases:
         text = open("g2.json").read().replace('"median_ms":\t0.', '"median_ms":\tNaN, "x": 0.', 1)
     r = subprocess.run([parse, "-"], input=text, capture_output=True, text=True)
     check(f"submission-4.2 {what}", r.returncode == 1 and want in r.stdout, r.stdout.strip())
+# the leaderboard's plausibility check reads each result's dtypes (issue 23): an FP8 (E4M3 A and
+# B) rate is held to the FP8 peak, twice BF16's on sm_90; an H100 SXM, 132 SMs at 1830 MHz:
+# BF16 989.4, FP8 1978.9 TFLOP/s
+def fp8_doc(tflops, dtypes="e4m3,e4m3,bf16,bf16,f32"):
+    x = copy.deepcopy(docs["g2"])
+    x["environment"].update(compute_capability="9.0", sm_count=132)
+    r = next(r for r in x["results"] if r["timing"] is not None)
+    r["shape"].update(m=8192, n=8192, k=8192, batch=1, layouts="tn", dtypes=dtypes)
+    ms = 2.0 * 8192 ** 3 / (tflops * 1e12) * 1e3
+    r["timing"].update(median_ms=ms, median_lo_ms=ms * 0.999, median_hi_ms=ms * 1.001, sm_clock_mhz=1830)
+    x["results"] = [r]
+    return json.dumps(x)
+def plausible(text):
+    return subprocess.run([parse, "--plausible", "-"], input=text, capture_output=True, text=True)
+r = plausible(fp8_doc(1300))
+check("submission-5.1 FP8 at 1300 TFLOP/s on an H100 (under its FP8 peak): accepted",
+      r.returncode == 0 and r.stdout.startswith("ok 1 results"), r.stdout.strip())
+r = plausible(fp8_doc(1300, "bf16,bf16,bf16,bf16,f32"))
+check("submission-5.2 the same rate as BF16: above the BF16 peak, refused",
+      r.returncode == 1 and "above the GPU's dense BF16 peak of 989.4 TFLOP/s at the 1830 MHz" in r.stdout, r.stdout.strip())
+r = plausible(fp8_doc(2100))
+check("submission-5.3 FP8 at 2100 TFLOP/s: above the FP8 peak, refused",
+      r.returncode == 1 and "results[0]: 2100.0 TFLOP/s" in r.stdout
+      and "above the GPU's dense FP8 peak of 1978.9 TFLOP/s at the 1830 MHz" in r.stdout, r.stdout.strip())
+x = json.loads(fp8_doc(1300)); x["environment"]["compute_capability"] = "8.0"; x["environment"]["sm_count"] = 108
+x["results"][0]["timing"]["sm_clock_mhz"] = 1410
+r = plausible(json.dumps(x))
+check("submission-5.4 FP8 on an A100 (no FP8 tensor cores): held to its BF16 peak, refused",
+      r.returncode == 1 and "above the GPU's dense BF16 peak of 311.9 TFLOP/s" in r.stdout
+      and "no FP8 tensor cores" in r.stdout, r.stdout.strip())
 print(f"{ok} passed, {bad} failed")
 sys.exit(1 if bad else 0)
 PY

@@ -1,7 +1,10 @@
 /* test_roofline.c - tests of harness/report/roofline.c: the arithmetic of intensity, bandwidth and
  * roofline position, a memory-bound and a compute-bound case worked by hand, and every
- * missing input (no counters, one counter, zero bytes, no time, no calibration). */
+ * missing input (no counters, one counter, zero bytes, no time, no calibration); and FP8
+ * problems (issue 23): their tensor ceiling, their compulsory bytes at one byte an E4M3
+ * element, and which ceiling binds them (common/peak.h's dtype widths and peaks). */
 #include "report/roofline.h"
+#include "common/peak.h"
 #include "common/tb.h"
 #include "common/wire.h"
 #include "tb_test.h"
@@ -17,7 +20,10 @@ static int near(double a, double b)
 
 static tb_roofline_in in_of(double flops, double rd, double wr, double ms, double tf, double gbps)
 {
-    tb_roofline_in in = { flops, rd, wr, ms, tf, gbps };
+    tb_roofline_in in;
+    memset(&in, 0, sizeof in);   /* no compulsory bytes (0: unknown), not FP8 */
+    in.flops = flops, in.read_bytes = rd, in.write_bytes = wr, in.median_ms = ms;
+    in.ceil_tflops = tf, in.ceil_dram_gbps = gbps;
     return in;
 }
 
@@ -136,6 +142,103 @@ int main(void)
         TB_CHECK(tb_roofline_compute(&in, &r, msg, sizeof msg) == TB_EUSAGE);
         tb_roofline_inputs(&row, NULL, 0, NULL, &in);
         TB_CHECK(isnan(in.read_bytes) && isnan(in.write_bytes));
+    }
+
+    TB_CASE("roofline-4.1", "dtype widths and peaks: E4M3 one byte, FP8 twice BF16 on sm_90 only") {
+        const char *f8 = "e4m3,e4m3,bf16,bf16,f32", *b16 = "bf16,bf16,bf16,bf16,f32";
+        TB_CHECK(tb_dtypes_elem_bytes(f8, 0) == 1 && tb_dtypes_elem_bytes(f8, 1) == 1);
+        TB_CHECK(tb_dtypes_elem_bytes(f8, 2) == 2 && tb_dtypes_elem_bytes(f8, 3) == 2);
+        TB_CHECK(tb_dtypes_elem_bytes(f8, 4) == 4 && tb_dtypes_elem_bytes(f8, 5) == 0);
+        TB_CHECK(tb_dtypes_elem_bytes(b16, 0) == 2 && tb_dtypes_elem_bytes("int4,bf16", 0) == 0);
+        TB_CHECK(tb_dtypes_elem_bytes("e4m3x,e4m3", 0) == 0 && tb_dtypes_elem_bytes(NULL, 0) == 0);
+        TB_CHECK(tb_dtypes_elem_bytes("", 0) == 0 && tb_dtypes_elem_bytes(f8, -1) == 0);
+        TB_CHECK(tb_dtypes_fp8(f8) && !tb_dtypes_fp8(b16) && !tb_dtypes_fp8("e4m3,bf16,bf16,bf16,f32"));
+        TB_CHECK(tb_peak_flop_per_clk_sm_dtypes(9, 0, f8) == 2 * tb_peak_flop_per_clk_sm(9, 0));
+        TB_CHECK(tb_peak_flop_per_clk_sm_dtypes(9, 0, b16) == tb_peak_flop_per_clk_sm(9, 0));
+        TB_CHECK(tb_peak_flop_per_clk_sm_dtypes(8, 0, f8) == 0);   /* A100: no FP8 tensor cores */
+    }
+
+    /* a decode-like FP8 GEMM: 192 x 8192 x 8192, E4M3 A and B, BF16 D; ceilings DRAM 3000 GB/s,
+     * BF16 700 and FP8 1300 TFLOP/s (invented): ridges 233.3 and 433.3 FLOP/byte */
+    tb_result_row row;
+    memset(&row, 0, sizeof row);
+    tb_measurement_init(&row.m);
+    row.p.m = 192, row.p.n = 8192, row.p.k = 8192, row.p.batch = 1;
+    snprintf(row.p.dtypes, sizeof row.p.dtypes, "e4m3,e4m3,bf16,bf16,f32");
+    const double flops8 = 2.0 * 192 * 8192 * 8192;
+    const double min8 = 192.0 * 8192 * 1 + 8192.0 * 8192 * 1 + 192.0 * 8192 * 2;
+    tb_calibration cal8;
+    memset(&cal8, 0, sizeof cal8);
+    cal8.dram_gbps = 3000, cal8.gemm_tflops = 700, cal8.fp8_tflops = 1300;
+
+    TB_CASE("roofline-4.2", "an FP8 problem: the FP8 ceiling, compulsory bytes at 1 byte per A and B element") {
+        row.m.median_ms = NAN;
+        tb_roofline_in in;
+        tb_roofline_inputs(&row, NULL, 0, &cal8, &in);
+        TB_CHECK(in.fp8 == 1 && in.ceil_tflops == 1300 && in.ceil_dram_gbps == 3000);
+        TB_CHECK(near(in.flops, flops8) && near(in.min_bytes, min8));
+        /* the same shape in BF16: the BF16 ceiling, twice the A and B bytes */
+        snprintf(row.p.dtypes, sizeof row.p.dtypes, "bf16,bf16,bf16,bf16,f32");
+        tb_roofline_inputs(&row, NULL, 0, &cal8, &in);
+        TB_CHECK(in.fp8 == 0 && in.ceil_tflops == 700);
+        TB_CHECK(near(in.min_bytes, 2.0 * (192.0 * 8192 + 8192.0 * 8192 + 192.0 * 8192)));
+        /* beta != 0 reads C too (BF16: 2 bytes); an unknown type: no compulsory bytes */
+        snprintf(row.p.dtypes, sizeof row.p.dtypes, "e4m3,e4m3,bf16,bf16,f32");
+        row.p.beta = 1;
+        tb_roofline_inputs(&row, NULL, 0, &cal8, &in);
+        TB_CHECK(near(in.min_bytes, min8 + 192.0 * 8192 * 2));
+        row.p.beta = 0;
+        snprintf(row.p.dtypes, sizeof row.p.dtypes, "e4m3,int4,bf16,bf16,f32");
+        tb_roofline_inputs(&row, NULL, 0, &cal8, &in);
+        TB_CHECK(isnan(in.min_bytes));
+        snprintf(row.p.dtypes, sizeof row.p.dtypes, "e4m3,e4m3,bf16,bf16,f32");
+    }
+
+    TB_CASE("roofline-4.3", "an FP8 problem below the FP8 ridge is memory-bound (the BF16 ceiling would say compute)") {
+        tb_roofline_in in;
+        tb_roofline_inputs(&row, NULL, 0, &cal8, &in);
+        in.read_bytes = min8 * 1.2, in.write_bytes = 0;   /* measured: 20 % over the compulsory */
+        in.median_ms = flops8 / 250e12 * 1e3;             /* 250 TFLOP/s achieved */
+        TB_CHECK(tb_roofline_compute(&in, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(near(r.min_bytes, min8) && near(r.min_intensity, flops8 / min8));
+        TB_CHECK(r.min_intensity > 700.0 * 1000 / 3000 && r.min_intensity < 1300.0 * 1000 / 3000);
+        TB_CHECK(strcmp(r.min_bound, "memory") == 0);
+        TB_CHECK(near(r.intensity, flops8 / (min8 * 1.2)) && near(r.tflops, 250));
+        TB_CHECK(r.have_roof && strcmp(r.bound, "memory") == 0);
+        TB_CHECK(near(r.ridge, 1300.0 * 1000 / 3000));
+        TB_CHECK(near(r.attainable_tflops, r.intensity * 3));
+        TB_CHECK(near(r.position, 250 / (r.intensity * 3)));
+        /* under the BF16 ceiling (what a dtype-blind roofline did) it would read compute-bound */
+        in.ceil_tflops = 700;
+        TB_CHECK(tb_roofline_compute(&in, &r, msg, sizeof msg) == TB_OK && !strcmp(r.min_bound, "compute"));
+    }
+
+    TB_CASE("roofline-4.4", "an FP8 problem at 4096^3 is compute-bound under the FP8 ceiling") {
+        tb_result_row sq = row;
+        sq.p.m = sq.p.n = sq.p.k = 4096;
+        tb_roofline_in in;
+        tb_roofline_inputs(&sq, NULL, 0, &cal8, &in);
+        in.read_bytes = 1.5e8, in.write_bytes = 0.5e8, in.median_ms = 0.12;
+        TB_CHECK(tb_roofline_compute(&in, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(near(r.min_intensity, 2.0 * 4096 / 4));   /* 2n^3 / (n^2 (1 + 1 + 2)) */
+        TB_CHECK(!strcmp(r.min_bound, "compute") && !strcmp(r.bound, "compute"));
+        TB_CHECK(near(r.attainable_tflops, 1300) && near(r.position, r.tflops / 1300));
+        TB_CHECK(r.tflops > 700);   /* above the BF16 ceiling, under the FP8 one */
+    }
+
+    TB_CASE("roofline-4.5", "an FP8 problem and a calibration without an FP8 ceiling: no roof, never the BF16 one") {
+        tb_calibration old = cal8;
+        old.fp8_tflops = NAN;
+        tb_roofline_in in;
+        tb_roofline_inputs(&row, NULL, 0, &old, &in);
+        TB_CHECK(in.fp8 && isnan(in.ceil_tflops));
+        in.read_bytes = min8, in.write_bytes = 0, in.median_ms = 0.1;
+        TB_CHECK(tb_roofline_compute(&in, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(!r.have_roof && !strcmp(r.bound, "") && !strcmp(r.min_bound, ""));
+        TB_CHECK(near(r.min_intensity, flops8 / min8));   /* the problem's own figure stays */
+        old.fp8_tflops = 0;   /* 0 is none too */
+        tb_roofline_inputs(&row, NULL, 0, &old, &in);
+        TB_CHECK(isnan(in.ceil_tflops));
     }
 
     return tb_test_done();

@@ -424,14 +424,16 @@ int main(void)
         tb_store *s = open_new("newer.db");
         new_run(s);
         tb_store_close(s);
-        TB_CHECK(raw_exec(at("newer.db"), "PRAGMA user_version = 8") == SQLITE_OK);
+        char newer[64];   /* one past this build's version, whatever it is */
+        snprintf(newer, sizeof newer, "PRAGMA user_version = %d", TB_SCHEMA_VERSION + 1);
+        TB_CHECK(raw_exec(at("newer.db"), newer) == SQLITE_OK);
         size_t n = 0;
         char *before = slurp(at("newer.db"), &n);
         s = NULL;
         TB_CHECK(tb_store_open(at("newer.db"), 1, 0, &s, msg, sizeof msg) == TB_EDB);
         char want[128];
-        snprintf(want, sizeof want, "newer.db' has schema version 8, newer than this tilebench "
-                 "(%d): upgrade tilebench", TB_SCHEMA_VERSION);
+        snprintf(want, sizeof want, "newer.db' has schema version %d, newer than this tilebench "
+                 "(%d): upgrade tilebench", TB_SCHEMA_VERSION + 1, TB_SCHEMA_VERSION);
         TB_CHECK_STR_CONTAINS(msg, want);
         TB_CHECK(tb_store_open(at("newer.db"), 0, 1, &s, msg, sizeof msg) == TB_EDB);
         TB_CHECK_STR_CONTAINS(msg, "upgrade tilebench");
@@ -949,6 +951,17 @@ int main(void)
         TB_CHECK(!strcmp(o.gemm_shape, "8192x8192x8192") && isnan(o.sm_clock_mhz));
         TB_CHECK(!strcmp(o.method, "dram: a copy; tensor: a GEMM"));
         TB_CHECK(raw_int(at("cal.db"), "SELECT count(*) FROM calibration WHERE sm_clock_mhz IS NULL") == 1);
+        /* no FP8 ceiling (0 from the memset): NULL on disk, NaN back */
+        TB_CHECK(isnan(o.fp8_tflops) && isnan(o.fp8_sm_clock_mhz) && o.fp8_shape[0] == 0);
+        TB_CHECK(raw_int(at("cal.db"), "SELECT count(*) FROM calibration WHERE fp8_tflops IS NULL "
+                                       "AND fp8_sm_clock_mhz IS NULL") == 1);
+        /* and with one (schema 8) */
+        c.fp8_tflops = 1380.5, c.fp8_sm_clock_mhz = 1755;
+        snprintf(c.fp8_shape, sizeof c.fp8_shape, "8192x8192x8192");
+        TB_CHECK(tb_store_put_calibration(s, &c, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_store_latest_calibration(s, "GPU-aaaa", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found && o.id == c.id && o.fp8_tflops == 1380.5 && o.fp8_sm_clock_mhz == 1755);
+        TB_CHECK(!strcmp(o.fp8_shape, "8192x8192x8192") && o.gemm_tflops == 745.5);
         tb_store_close(s);
     }
 
@@ -1113,6 +1126,23 @@ int main(void)
         TB_CHECK(s && tb_store_put_problem(s, &again, msg, sizeof msg) == TB_OK && again.id == q.id);
         q.scale_a = -1;
         TB_CHECK(s && tb_store_put_problem(s, &q, msg, sizeof msg) == TB_EINTERNAL);
+        tb_store_close(s);
+    }
+    TB_CASE("store-3.9", "schema 8: a v7 file's calibrations keep their figures and get no FP8 ceiling") {
+        const char *p = at("v7.db");
+        TB_CHECK(tb_store_create_at_version(p, 7, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_exec(p, "INSERT INTO calibration (id, created_at, gpu_uuid, gpu_name, dram_gbps,"
+                             " copy_bytes, gemm_tflops, gemm_shape, sm_clock_mhz, method) VALUES (5,"
+                             " '2026-11-22T12:00:00Z', 'GPU-cccc', 'g', 3000, 2147483648, 750,"
+                             " '8192x8192x8192', 1700, 'm')") == SQLITE_OK);
+        tb_store *s = NULL;
+        TB_CHECK(tb_store_open(p, 0, 0, &s, msg, sizeof msg) == TB_OK);
+        TB_CHECK(raw_int(p, "PRAGMA user_version") == TB_SCHEMA_VERSION);
+        tb_calibration o;
+        int found = 0;
+        TB_CHECK(s && tb_store_latest_calibration(s, "GPU-cccc", &o, &found, msg, sizeof msg) == TB_OK);
+        TB_CHECK(found && o.id == 5 && o.gemm_tflops == 750 && o.dram_gbps == 3000 && o.sm_clock_mhz == 1700);
+        TB_CHECK(isnan(o.fp8_tflops) && isnan(o.fp8_sm_clock_mhz) && o.fp8_shape[0] == 0);
         tb_store_close(s);
     }
     return tb_test_done();

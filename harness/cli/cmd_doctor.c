@@ -1,6 +1,6 @@
 /* cmd_doctor.c - tilebench doctor: what this machine has for tilebench and what is
  * missing. Works without a GPU; asks a worker for the CUDA side.
- * doctor --calibrate: the GPU's roofline ceilings, measured by a worker
+ * doctor --calibrate: the GPU's roofline ceilings (DRAM, BF16 and FP8 tensor), measured by a worker
  * (`tilebench-worker calibrate`, worker_calibrate.c), printed and stored (table calibration);
  * it needs a GPU and writes nothing when the measurement fails. */
 #define _GNU_SOURCE
@@ -34,9 +34,11 @@ static void help(void)
            "  --device N    the GPU to ask about (default 0)\n"
            "  --calibrate   measure this GPU's roofline ceilings instead of the report: DRAM\n"
            "                bandwidth (a device-to-device copy of 1 GiB, median of 20) and tensor\n"
-           "                throughput (a cuBLASLt BF16 8192^3 GEMM, median of 20), print them and\n"
-           "                store them in the database (table calibration); show --metrics and\n"
-           "                export then place each measurement under this measured roofline.\n"
+           "                throughput (cuBLASLt 8192^3 GEMMs, the fastest of 20: BF16, and FP8\n"
+           "                E4M3 on GPUs with FP8 tensor cores), print them and store them in the\n"
+           "                database (table calibration); show --metrics and export then place\n"
+           "                each measurement under this measured roofline (FP8 problems under\n"
+           "                the FP8 ceiling).\n"
            "                Needs a GPU (a few seconds); fails, writing nothing, without one\n");
 }
 
@@ -54,18 +56,28 @@ static int calibration_from_json(const cJSON *o, tb_calibration *c, char *msg, s
     c->copy_bytes = (int64_t)tb_json_num(o, "copy_bytes", -1);
     c->gemm_tflops = tb_json_num(o, "gemm_tflops", NAN);
     c->sm_clock_mhz = tb_json_num(o, "sm_clock_mhz", NAN);
+    c->fp8_tflops = tb_json_num(o, "fp8_tflops", NAN);
+    c->fp8_sm_clock_mhz = tb_json_num(o, "fp8_sm_clock_mhz", NAN);
+    snprintf(c->fp8_shape, sizeof c->fp8_shape, "%s", tb_json_str(o, "fp8_shape", ""));
     if (!c->gpu_uuid[0]) return tb_fail(msg, len, TB_EWORKER, "the calibration names no GPU UUID");
     if (!(c->dram_gbps > 0 && isfinite(c->dram_gbps)))
         return tb_fail(msg, len, TB_EWORKER, "the calibration has no DRAM bandwidth");
     if (!(c->gemm_tflops > 0 && isfinite(c->gemm_tflops)))
         return tb_fail(msg, len, TB_EWORKER, "the calibration has no GEMM throughput");
+    if (!(c->fp8_tflops > 0 && isfinite(c->fp8_tflops))) {
+        c->fp8_tflops = c->fp8_sm_clock_mhz = NAN;   /* not measured: why is in the record */
+        c->fp8_shape[0] = 0;
+        const char *why = tb_json_str(o, "fp8_skipped", "");
+        if (!why[0]) return tb_fail(msg, len, TB_EWORKER, "the calibration has no FP8 GEMM throughput");
+    }
     return TB_OK;
 }
 
-/* Run the worker. TB_OK with *c filled; TB_ENOGPU when it found no usable GPU (before its
+/* Run the worker. TB_OK with *c filled (and fp8_why why the FP8 ceiling was not measured, ""
+ * when it was); TB_ENOGPU when it found no usable GPU (before its
  * "ready"); TB_EWORKER when it failed or died after that. */
 static int run_calibration(const char *worker, long long dev, const char *uuid,
-                           tb_calibration *c, char *msg, size_t len)
+                           tb_calibration *c, char *fp8_why, size_t fp8_len, char *msg, size_t len)
 {
     char *argv[] = { (char *)"tilebench-worker", (char *)"calibrate", NULL };
     tb_proc p;
@@ -92,12 +104,13 @@ static int run_calibration(const char *worker, long long dev, const char *uuid,
         const char *type = tb_json_str(o, "type", "");
         if (!strcmp(type, "ready")) {
             ready = 1;
-            printf("calibrating %s (%s): a DRAM copy and a cuBLASLt GEMM, a few seconds\n",
+            printf("calibrating %s (%s): a DRAM copy and cuBLASLt GEMMs (BF16, FP8), a few seconds\n",
                    tb_json_str(o, "gpu_name", "?"), tb_json_str(o, "gpu_uuid", "?"));
             fflush(stdout);
         } else if (!strcmp(type, "calibration") && rc == TB_OK) {
             rc = calibration_from_json(o, c, msg, len);
             have = rc == TB_OK;
+            snprintf(fp8_why, fp8_len, "%s", tb_json_str(o, "fp8_skipped", ""));
         } else if (!strcmp(type, "fatal") && rc == TB_OK) {
             rc = tb_fail(msg, len, ready ? TB_EWORKER : TB_ENOGPU, "%s", tb_json_str(o, "error", "?"));
         } else if (!strcmp(type, "done")) {
@@ -127,7 +140,8 @@ static int cmd_calibrate(const tb_paths *paths, const char *db, long long dev, c
 {
     char msg[TB_MSG_LEN];
     tb_calibration c;
-    int rc = run_calibration(paths->worker, dev, uuid, &c, msg, sizeof msg);
+    char fp8_why[256] = "";
+    int rc = run_calibration(paths->worker, dev, uuid, &c, fp8_why, sizeof fp8_why, msg, sizeof msg);
     if (rc == TB_ENOGPU)
         return tb_cli_error("doctor --calibrate needs an NVIDIA GPU: %s", msg);
     if (rc) {
@@ -141,6 +155,16 @@ static int cmd_calibrate(const tb_paths *paths, const char *db, long long dev, c
            c.dram_gbps, (long long)c.copy_bytes);
     printf("tensor      %.1f TFLOP/s   cuBLASLt BF16 %s, FP32 compute%s\n", c.gemm_tflops,
            c.gemm_shape, clk);
+    if (c.fp8_tflops > 0) {
+        char clk8[48] = "";
+        if (isfinite(c.fp8_sm_clock_mhz)) snprintf(clk8, sizeof clk8, ", SM clock %.0f MHz", c.fp8_sm_clock_mhz);
+        printf("fp8         %.1f TFLOP/s   cuBLASLt E4M3 %s, BF16 D, FP32 compute, no fast "
+               "accumulation%s: %.2f x BF16, the ceiling of FP8 problems (ridge %.1f FLOP/byte)\n",
+               c.fp8_tflops, c.fp8_shape, clk8, c.fp8_tflops / c.gemm_tflops,
+               c.fp8_tflops * 1000.0 / c.dram_gbps);
+    } else {
+        printf("fp8         not measured: %s\n", fp8_why[0] ? fp8_why : "?");
+    }
     printf("ridge       %.1f FLOP/byte: a kernel of lower arithmetic intensity is bound by DRAM\n",
            c.gemm_tflops * 1000.0 / c.dram_gbps);
     printf("method      %s\n", c.method);

@@ -181,6 +181,9 @@ static int write_ranks(tb_store *st, int64_t run_id, const char *path, char *msg
     cJSON_AddNumberToObject(doc, "run", (double)run_id);
     double fpc = have_env ? tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor) : 0;
     cJSON_AddItemToObject(doc, "peak_flop_per_clk_sm", fpc > 0 ? cJSON_CreateNumber(fpc) : cJSON_CreateNull());
+    /* the FP8 (E4M3 A and B) peak, for the e4m3 problems' % of peak and ceiling */
+    double fpc8 = have_env ? tb_peak_flop_per_clk_sm_dtypes(env.cc_major, env.cc_minor, "e4m3,e4m3,") : 0;
+    cJSON_AddItemToObject(doc, "peak_flop_per_clk_sm_fp8", fpc8 > 0 ? cJSON_CreateNumber(fpc8) : cJSON_CreateNull());
     cJSON_AddStringToObject(doc, "ranking", "report/rank.c: 95 % percentile bootstrap of the median "
                             "ratio to the best, 2000 resamples, show's seed");
     cJSON_AddItemToObject(doc, "shapes", shapes);

@@ -222,7 +222,8 @@ static int load_replay(const char *db, const char *family, double dram_gbps, rep
         for (size_t i = 0; i < n && rc == TB_OK; i++) {
             const tb_result_row *w = &rows[i];
             if (strcmp(w->v.family, family) || w->m.status != TB_STATUS_OK ||
-                w->m.disposition != TB_DISP_PASSED || !(w->m.median_ms > 0) || strcmp(w->p.layouts, "tn"))
+                w->m.disposition != TB_DISP_PASSED || !(w->m.median_ms > 0) || strcmp(w->p.layouts, "tn") ||
+                tb_dtypes_fp8(w->p.dtypes))   /* the model's machine is BF16's (peak, 2-byte operands) */
                 continue;
             tb_knobs k;
             if (tb_knobs_parse(w->v.params_json, &k, m2, sizeof m2) != TB_OK) continue;

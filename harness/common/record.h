@@ -141,9 +141,10 @@ typedef struct tb_measurement {
     double *samples_clock_mhz;     /* n_samples entries, or NULL */
 } tb_measurement;
 
-/* The two roofline ceilings of one GPU as measured there by `tilebench doctor --calibrate`
- * (worker_calibrate.c says how): what the DRAM and the tensor pipes reached, not datasheet
- * figures. Stored in the table calibration (schema version 3). */
+/* The roofline ceilings of one GPU as measured there by `tilebench doctor --calibrate`
+ * (worker_calibrate.c says how): what the DRAM and the tensor pipes (BF16, and FP8 where the
+ * GPU has it) reached, not datasheet figures. Stored in the table calibration (schema version
+ * 3; the FP8 columns since 8). */
 typedef struct tb_calibration {
     int64_t id;                 /* filled by the store */
     char    created_at[32];     /* ISO 8601 UTC; the store fills it when "" */
@@ -154,7 +155,13 @@ typedef struct tb_calibration {
     double  gemm_tflops;        /* 2mnk / median GEMM time, TFLOP/s */
     char    gemm_shape[32];     /* "8192x8192x8192" */
     double  sm_clock_mhz;       /* SM clock during the GEMM (median of probes), NaN unknown */
-    char    method[1024];       /* one line describing both measurements */
+    char    method[1024];       /* one line describing the measurements */
+    /* the FP8 tensor ceiling (schema 8): a cuBLASLt E4M3 GEMM (E4M3 A and B, BF16 D, FP32
+     * accumulation, no fast accumulation) of fp8_shape, measured as the BF16 one; NaN (NULL
+     * on disk) for a calibration made before it, or on a GPU whose cuBLASLt has no FP8 GEMM */
+    double  fp8_tflops;
+    char    fp8_shape[32];
+    double  fp8_sm_clock_mhz;
 } tb_calibration;
 
 #endif

@@ -530,11 +530,20 @@ int tb_submission_plausible(const tb_submission *s, int allow_unknown, char *msg
         if (!check) continue;
         double tflops = 2.0 * (double)r->m * (double)r->n * (double)r->k * (double)r->batch /
                         (r->median_ms * 1e-3) / 1e12;
-        double peak = fpc * (double)s->sm_count * r->clock_mhz * 1e6 / 1e12;
+        /* the peak of the result's operand types: FP8 (E4M3 A and B) twice BF16 where the
+         * tensor cores take FP8; on a GPU without them an FP8 GEMM can at best run at the
+         * BF16 rate (its operands widened), so that is its bound */
+        const int fp8 = tb_dtypes_fp8(r->dtypes);
+        double fpc_r = tb_peak_flop_per_clk_sm_dtypes((int)major, (int)minor, r->dtypes);
+        const int widened = !(fpc_r > 0);
+        if (widened) fpc_r = fpc;
+        double peak = fpc_r * (double)s->sm_count * r->clock_mhz * 1e6 / 1e12;
         if (tflops > peak * 1.02) {
             snprintf(msg, msglen, "results[%zu]: %.1f TFLOP/s (from its shape and median) is above the "
-                     "GPU's dense peak of %.1f TFLOP/s at the %.0f MHz it reports", i, tflops, peak,
-                     r->clock_mhz);
+                     "GPU's dense %s peak of %.1f TFLOP/s at the %.0f MHz it reports%s", i, tflops,
+                     fp8 && !widened ? "FP8" : "BF16", peak, r->clock_mhz,
+                     fp8 && widened ? " (an FP8 result, held to the BF16 peak: this compute "
+                                      "capability has no FP8 tensor cores)" : "");
             return -1;
         }
     }

@@ -49,13 +49,15 @@ int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, 
 void tb_submission_free(tb_submission *s);
 /* What a leaderboard checks beyond the grammar: no timed result whose rate, recomputed from
  * its shape and median (2*m*n*k*batch / median; a client's rate is never trusted), is above
- * the GPU's dense BF16 peak at the SM clock the result itself reports (common/peak.h; 2 %
- * allowed for the clock's own resolution), and every timed result reports that clock. The
+ * the GPU's dense peak of the result's operand types (its shape's dtypes: "e4m3,e4m3,..."
+ * FP8, twice BF16 on sm_89 and sm_90; BF16 otherwise, and for FP8 on a GPU without FP8 tensor
+ * cores) at the SM clock the result itself reports (common/peak.h; 2 % allowed for the
+ * clock's own resolution), and every timed result reports that clock. The
  * peak scales with the document's own SM count and clock, so neither may exceed what any GPU
  * of its compute capability has (the full die's SMs, the highest boost clock with a margin).
  * A GPU whose peak cannot be known (a compute capability the table lacks, or an SM count of 0)
  * is refused unless allow_unknown, which takes its rates unchecked (the SM count and clock
  * bounds of a known generation hold either way). 0, or -1 with msg naming the result or field
- * ("results[4]: 1203.4 TFLOP/s ... is above ...", "no known peak for GPU 'X' (...)"). */
+ * ("results[4]: 1203.4 TFLOP/s ... is above the GPU's dense BF16 peak ...", "no known peak for GPU 'X' (...)"). */
 int tb_submission_plausible(const tb_submission *s, int allow_unknown, char *msg, size_t msglen);
 #endif

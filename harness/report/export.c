@@ -226,10 +226,15 @@ static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt,
     jreal(j, o, "arithmetic_intensity", rf.intensity);   /* FLOP/byte */
     jreal(j, o, "dram_gbps", rf.dram_gbps);              /* achieved, at the median time */
     jreal(j, o, "achieved_tflops", rf.tflops);
+    jreal(j, o, "compulsory_bytes", rf.min_bytes);           /* each operand at its type's width */
+    jreal(j, o, "compulsory_intensity", rf.min_intensity);   /* the most any kernel can have */
     if (!rf.have_roof) {
         jadd(j, o, "roofline", cJSON_CreateNull());
-        jadd(j, o, "why_not", cJSON_CreateString(cal ? "not timed" : "no calibration for this GPU: "
-                                                 "run tilebench doctor --calibrate"));
+        jadd(j, o, "why_not", cJSON_CreateString(
+            !cal ? "no calibration for this GPU: run tilebench doctor --calibrate"
+            : in.fp8 && !(cal->fp8_tflops > 0) ? "the calibration of this GPU has no FP8 tensor "
+                                                 "ceiling: run tilebench doctor --calibrate again"
+            : "not timed"));
         return o;
     }
     cJSON *roof = cJSON_CreateObject();
@@ -237,6 +242,8 @@ static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt,
     jreal(j, roof, "position", rf.position);
     jadd(j, roof, "bound", cJSON_CreateString(rf.bound));
     jreal(j, roof, "ridge_intensity", rf.ridge);
+    jadd(j, roof, "compulsory_bound", cJSON_CreateString(rf.min_bound));
+    jadd(j, roof, "tensor_ceiling", cJSON_CreateString(in.fp8 ? "fp8" : "bf16"));
     cJSON *c = cJSON_CreateObject();
     jadd(j, c, "source", cJSON_CreateString("measured by tilebench doctor --calibrate, not datasheet numbers"));
     jint(j, c, "calibration_id", cal->id);
@@ -245,6 +252,9 @@ static cJSON *json_derived(jctx *j, const tb_result_row *r, const tb_metric *mt,
     jreal(j, c, "gemm_tflops", cal->gemm_tflops);
     jstr(j, c, "gemm_shape", cal->gemm_shape);
     jreal(j, c, "sm_clock_mhz", cal->sm_clock_mhz);
+    jreal(j, c, "fp8_tflops", cal->fp8_tflops > 0 ? cal->fp8_tflops : NAN);
+    jstr(j, c, "fp8_shape", cal->fp8_shape);
+    jreal(j, c, "fp8_sm_clock_mhz", cal->fp8_sm_clock_mhz > 0 ? cal->fp8_sm_clock_mhz : NAN);
     jstr(j, c, "method", cal->method);
     jadd(j, roof, "ceilings", c);
     jadd(j, o, "roofline", roof);

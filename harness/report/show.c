@@ -173,15 +173,27 @@ static void show_derived(FILE *out, const tb_result_row *r, const tb_metric *mt,
         fprintf(out, ", achieved DRAM bandwidth %.1f GB/s at the median time\n", rf.dram_gbps);
     else
         fprintf(out, "; not timed: no bandwidth\n");
+    if (isfinite(rf.min_intensity))
+        fprintf(out, "        compulsory: %.1f MB (A %d, B %d, D %d bytes an element), so at most %.1f "
+                "FLOP/byte%s%s\n", rf.min_bytes / 1e6, tb_dtypes_elem_bytes(r->p.dtypes, 0),
+                tb_dtypes_elem_bytes(r->p.dtypes, 1), tb_dtypes_elem_bytes(r->p.dtypes, 3),
+                rf.min_intensity, rf.min_bound[0] ? ": " : "",
+                !strcmp(rf.min_bound, "memory") ? "memory-bound even then"
+                : rf.min_bound[0] ? "compute-bound when A, B and D cross DRAM once" : "");
     if (rf.have_roof)
-        fprintf(out, "        roofline position: %.1f%% of the attainable %.1f TFLOP/s (%.1f achieved), "
+        fprintf(out, "        roofline position: %.1f%% of the attainable %.1f TFLOP/s%s (%.1f achieved), "
                 "%s-bound (intensity %.1f %s the ridge at %.1f FLOP/byte); ceilings measured by "
                 "tilebench doctor --calibrate on %.10s, not datasheet numbers\n",
-                100.0 * rf.position, rf.attainable_tflops, rf.tflops, rf.bound, rf.intensity,
+                100.0 * rf.position, rf.attainable_tflops, in.fp8 ? " under the FP8 ceiling" : "",
+                rf.tflops, rf.bound, rf.intensity,
                 rf.intensity < rf.ridge ? "below" : "at or above", rf.ridge, cal->created_at);
     else if (!cal)
         fprintf(out, "        roofline position: no calibration for this GPU: run tilebench doctor "
                 "--calibrate\n");
+    else if (in.fp8 && !(cal->fp8_tflops > 0))
+        fprintf(out, "        roofline position: none: calibration %lld has no FP8 tensor ceiling "
+                "(made before FP8 was calibrated): run tilebench doctor --calibrate again\n",
+                (long long)cal->id);
     else
         fprintf(out, "        roofline position: none (not timed)\n");
 }
@@ -237,8 +249,15 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         if (isfinite(cal.sm_clock_mhz)) snprintf(clk, sizeof clk, " at %.0f MHz", cal.sm_clock_mhz);
         fprintf(out, "roofline ceilings: DRAM %.1f GB/s (device-to-device copy), tensor %.1f TFLOP/s "
                 "(cuBLASLt BF16 %s%s), measured on this GPU by tilebench doctor --calibrate at %s "
-                "(calibration %lld), not datasheet numbers\n", cal.dram_gbps, cal.gemm_tflops,
+                "(calibration %lld), not datasheet numbers", cal.dram_gbps, cal.gemm_tflops,
                 cal.gemm_shape, clk, cal.created_at, (long long)cal.id);
+        if (cal.fp8_tflops > 0) {
+            clk[0] = 0;
+            if (cal.fp8_sm_clock_mhz > 0) snprintf(clk, sizeof clk, " at %.0f MHz", cal.fp8_sm_clock_mhz);
+            fprintf(out, "; FP8 tensor %.1f TFLOP/s (cuBLASLt E4M3 %s%s), the ceiling of e4m3 problems",
+                    cal.fp8_tflops, cal.fp8_shape, clk);
+        }
+        fputc('\n', out);
     }
     const tb_result_row **order = malloc(sizeof *order * (n ? n : 1));
     int fail = TB_OK;   /* a read that failed: the table stops there, and the caller fails */

@@ -421,6 +421,9 @@ int tb_store_latest_calibration(tb_store *s, const char *gpu_uuid, tb_calibratio
         COL_TEXT(st, k++, c->gemm_shape);
         c->sm_clock_mhz = col_real(st, k++);
         COL_TEXT(st, k++, c->method);
+        c->fp8_tflops = col_real(st, k++);
+        COL_TEXT(st, k++, c->fp8_shape);
+        c->fp8_sm_clock_mhz = col_real(st, k++);
         *found = 1;
     } else if (step != SQLITE_DONE) {
         rc = tbs_db_fail(s, msg, len, "read the calibrations");

@@ -229,6 +229,13 @@ static const char *const migrations[] = {
     "  FROM problems_v6;\n"
     "DROP TABLE problems_v6;\n"
     "PRAGMA user_version = 7;\n",
+
+    /* 8: the FP8 tensor ceiling of doctor --calibrate beside the BF16 one (issue 23); NULL in
+     * the calibrations made before */
+    "ALTER TABLE calibration ADD COLUMN fp8_tflops REAL;\n"
+    "ALTER TABLE calibration ADD COLUMN fp8_shape TEXT;\n"
+    "ALTER TABLE calibration ADD COLUMN fp8_sm_clock_mhz REAL;\n"
+    "PRAGMA user_version = 8;\n",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == TB_SCHEMA_VERSION,
@@ -243,8 +250,9 @@ static const char *const tables_v4[] = {NULL};   /* a column of runs, no table *
 static const char *const tables_v5[] = {NULL};   /* a column of runs, no table */
 static const char *const tables_v6[] = {"search_models", NULL};
 static const char *const tables_v7[] = {NULL};   /* columns of problems, no table */
+static const char *const tables_v8[] = {NULL};   /* columns of calibration, no table */
 static const char *const *const tables_at[] = {tables_v1, tables_v2, tables_v3, tables_v4, tables_v5,
-                                               tables_v6, tables_v7};
+                                               tables_v6, tables_v7, tables_v8};
 _Static_assert(sizeof tables_at / sizeof tables_at[0] == TB_SCHEMA_VERSION,
                "one table list per schema version");
 

@@ -36,7 +36,7 @@
     "workspace_bytes, describe, extra_json"
 #define CAL_COLS                                                                       \
     "created_at, gpu_uuid, gpu_name, dram_gbps, copy_bytes, gemm_tflops, gemm_shape, " \
-    "sm_clock_mhz, method"
+    "sm_clock_mhz, method, fp8_tflops, fp8_shape, fp8_sm_clock_mhz"
 
 static const char *const sql[Q_COUNT] = {
     [Q_RUN_INSERT] = "INSERT INTO runs (" RUN_COLS ", uid) VALUES (?,?,?,?,?,?,?, lower(hex(randomblob(16))))",
@@ -78,7 +78,7 @@ static const char *const sql[Q_COUNT] = {
                      "reason) VALUES (?,?,?,?,?,?)",
     [Q_METRICS] = "SELECT name, value, unit, available, reason FROM metrics WHERE measurement_id = ? "
                   "ORDER BY name",
-    [Q_CAL_INSERT] = "INSERT INTO calibration (" CAL_COLS ") VALUES (?,?,?,?,?,?,?,?,?)",
+    [Q_CAL_INSERT] = "INSERT INTO calibration (" CAL_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     /* the same library (sha256) and variant on the same problem and GPU model in other
      * finished runs of the file: medians and clocks, newest first */
     /* (the variants first, then measurements by their variant index: the plan SQLite picks

@@ -423,6 +423,9 @@ int tb_store_put_calibration(tb_store *s, tb_calibration *c, char *msg, size_t l
     b |= BIND_TEXT(st, i++, c->gemm_shape);
     b |= bind_real(st, i++, c->sm_clock_mhz);
     b |= BIND_TEXT(st, i++, c->method);
+    b |= bind_real(st, i++, c->fp8_tflops > 0 ? c->fp8_tflops : NAN);
+    b |= BIND_TEXT(st, i++, c->fp8_shape);
+    b |= bind_real(st, i++, c->fp8_sm_clock_mhz > 0 ? c->fp8_sm_clock_mhz : NAN);
     /* one statement is one transaction */
     if (b || sqlite3_step(st) != SQLITE_DONE) rc = tbs_db_fail(s, msg, len, "record a calibration");
     else c->id = sqlite3_last_insert_rowid(s->db);

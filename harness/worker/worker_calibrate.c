@@ -1,17 +1,20 @@
 /* worker_calibrate.c - the worker mode `tilebench-worker calibrate` (see worker_calibrate.h).
  *
- * Owns the measurement of the two roofline ceilings of one GPU: the DRAM bandwidth a plain
- * device-to-device copy reaches, and the tensor throughput a large cuBLASLt BF16 GEMM
- * reaches, with the SM clock seen during the GEMM. It measures and reports; the parent
- * (cmd_doctor.c) prints and stores, and show/export (roofline.c) use the figures.
+ * Owns the measurement of the roofline ceilings of one GPU: the DRAM bandwidth a plain
+ * device-to-device copy reaches, and the tensor throughput a large cuBLASLt GEMM reaches, BF16
+ * and (compute capability 8.9 and 9.0, where the tensor cores take FP8) FP8, each with the SM
+ * clock seen during it. It measures and reports; the parent (cmd_doctor.c) prints and stores,
+ * and show/export (roofline.c) use the figures (the FP8 ceiling for FP8 problems).
  *
  * The job (one JSON line on stdin): {"device": N} or {"device": 0, "device_uuid": "GPU-..."}.
  * The records (to out_fd):
  *   {"type":"ready","gpu_name","gpu_uuid","device"} once the GPU is set up;
- *   {"type":"begin","phase":"copy"|"gemm"} before each measurement;
+ *   {"type":"begin","phase":"copy"|"gemm"|"gemm_fp8"} before each measurement;
  *   {"type":"calibration","dram_gbps","copy_bytes","gemm_tflops","gemm_shape":"8192x8192x8192",
- *    "sm_clock_mhz","gpu_uuid","gpu_name","method", and for the record "copy_ms","gemm_ms",
- *    "gemm_algo","reps","copy_warmup","gemm_warmup"};
+ *    "sm_clock_mhz","fp8_tflops","fp8_shape","fp8_sm_clock_mhz" (null, and "fp8_skipped" the
+ *    reason, on a GPU without FP8 tensor cores),"gpu_uuid","gpu_name","method", and for the
+ *    record "copy_ms","gemm_ms","gemm_algo","fp8_ms","fp8_algo","reps","copy_warmup",
+ *    "gemm_warmup","fp8_warmup"};
  *   {"type":"done"} at the end; {"type":"fatal","error"} instead when anything fails.
  *
  * The method (each a recipe: set up, warm up, time, summarise):
@@ -29,6 +32,14 @@
  *     sweep's own cold samples of cuBLASLt reach at 1.9-2.0 GHz (790 at 4096^3), which would
  *     put measurements above 100 % of their roof. gemm_tflops = 2mnk / the fastest launch;
  *     sm_clock_mhz = median over the launches of the stamps' clock.
+ *   gemm_fp8: the same recipe and shape with FP8 operands, as `sweep --dtype e4m3` and the
+ *     cuBLASLt reference run them (docs/method.md, "FP8 problems"): E4M3 A and B (tn, the
+ *     only form Hopper's FP8 kernels take), per-tensor FP32 scales through A_SCALE_POINTER and
+ *     B_SCALE_POINTER (the sweep's 2^-6 and 2^-5, inputs uniform [-1, 1) / scale rounded to
+ *     E4M3 by tbdev_fill_e4m3), BF16 C and D, FP32 compute, fast accumulation off
+ *     (CUBLASLT_MATMUL_DESC_FAST_ACCUM 0: partial sums promoted to FP32, as the reference).
+ *     fp8_tflops = 2mnk / the fastest launch. Skipped (null) below compute capability 8.9,
+ *     which has no FP8 tensor cores; where it has them a failure is fatal, as for BF16.
  * Nothing flushes the L2 here: every buffer is many times its size.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -55,6 +66,10 @@
 #define WCAL_GEMM_WARM_MS 500.0
 #define WCAL_GEMM_N 8192                  /* m = n = k */
 #define WCAL_WS_BYTES ((size_t)64 << 20)  /* cuBLASLt workspace */
+/* the FP8 scales of A and B: the sweep's (TB_FP8_SCALE_A/B, driver/sweep.h, which the worker
+ * may not include: tests/arrows.sh), so the GEMM sees the values an FP8 sweep does */
+#define WCAL_FP8_SCALE_A 0.015625         /* 2^-6 */
+#define WCAL_FP8_SCALE_B 0.03125          /* 2^-5 */
 
 static int wcal_fd = 1;
 
@@ -165,14 +180,20 @@ static int copy_launch(void *ctx, cudaStream_t s, char *msg, size_t len)
     return e == cudaSuccess ? TB_OK : cuda_fail(msg, len, "cudaMemcpyAsync failed", e);
 }
 
+/* One tensor ceiling: the fastest launch, its throughput and the median SM clock. */
+typedef struct wcal_tensor {
+    double ms, tflops, sm_clock_mhz;
+    int warm;
+    char algo[64];
+} wcal_tensor;
+
 typedef struct wcal_result {
     double copy_ms, dram_gbps;
     unsigned long long copy_bytes;     /* moved per copy: read + write */
     size_t buffer_bytes;
     int copy_warm;
-    double gemm_ms, gemm_tflops, sm_clock_mhz;
-    int gemm_warm;
-    char algo[64];
+    wcal_tensor bf16, fp8;             /* fp8.tflops NaN when skipped */
+    char fp8_skipped[160];             /* why, or "" */
 } wcal_result;
 
 static int measure_copy(int device, cudaStream_t s, wcal_result *r, char *msg, size_t len)
@@ -225,6 +246,7 @@ typedef struct wcal_gemm {
     cublasLtMatmulPreference_t pref;
     cublasLtMatmulHeuristicResult_t heur;
     void *a, *b, *d, *ws;
+    float *scales;            /* FP8: the scales of A and B on the device */
     unsigned long long *clk;
     int blocks;               /* clock-stamp blocks: 2 x the SM count */
 } wcal_gemm;
@@ -248,7 +270,7 @@ static void gemm_free(wcal_gemm *g)
     if (g->la) cublasLtMatrixLayoutDestroy(g->la);
     if (g->op) cublasLtMatmulDescDestroy(g->op);
     if (g->lt) cublasLtDestroy(g->lt);
-    void *p[] = { g->a, g->b, g->d, g->ws, g->clk };
+    void *p[] = { g->a, g->b, g->d, g->ws, g->scales, g->clk };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) if (p[i]) cudaFree(p[i]);
     cudaGetLastError();
 }
@@ -258,11 +280,14 @@ static void gemm_free(wcal_gemm *g)
     goto out; } } while (0)
 
 /* cuBLASLt is column-major: A is stored k x m (lda = k) and transposed, B k x n (ldb = k),
- * D m x n (ldd = m): D = A^T B, the "tn" of tilebench's default layout. */
-static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
+ * D m x n (ldd = m): D = A^T B, the "tn" of tilebench's default layout. fp8: E4M3 A and B
+ * with their scales, BF16 D; else BF16 A, B and D. */
+static int measure_gemm(cudaStream_t s, int fp8, wcal_tensor *r, char *msg, size_t len)
 {
     const uint64_t n = WCAL_GEMM_N;
-    const size_t elems = (size_t)n * n, bytes = elems * 2;
+    const size_t elems = (size_t)n * n, bytes = elems * 2, in_bytes = elems * (fp8 ? 1 : 2);
+    const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+    const char *what = fp8 ? "an FP8 (E4M3)" : "a BF16";
     wcal_gemm g;
     memset(&g, 0, sizeof g);
     int rc = TB_OK;
@@ -270,8 +295,9 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     g.blocks = tbdev_clock_stamp_blocks();
     const size_t clk_bytes = sizeof(unsigned long long) * 2 * WCAL_REPS * 3 * (size_t)g.blocks;
     struct { void **p; size_t bytes; const char *what; } al[] = {
-        { &g.a, bytes, "A" }, { &g.b, bytes, "B" }, { &g.d, bytes, "D" },
+        { &g.a, in_bytes, "A" }, { &g.b, in_bytes, "B" }, { &g.d, bytes, "D" },
         { &g.ws, WCAL_WS_BYTES, "the workspace" },
+        { (void **)&g.scales, 2 * sizeof(float), "the scales" },
         { (void **)&g.clk, clk_bytes, "the clock stamps" } };
     for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
         if ((e = cudaMalloc(al[i].p, al[i].bytes)) != cudaSuccess) {
@@ -279,8 +305,15 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
                          al[i].bytes, cudaGetErrorString(e));
             goto out;
         }
-    e = (cudaError_t)tbdev_fill_bf16(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, s);
-    if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_bf16(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, s);
+    const float scales[2] = { (float)WCAL_FP8_SCALE_A, (float)WCAL_FP8_SCALE_B };
+    if (fp8) {
+        e = (cudaError_t)tbdev_fill_e4m3(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, scales[0], s);
+        if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_e4m3(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, scales[1], s);
+    } else {
+        e = (cudaError_t)tbdev_fill_bf16(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, s);
+        if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_bf16(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, s);
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g.scales, scales, sizeof scales, cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess) e = cudaMemsetAsync(g.d, 0, bytes, s);
     if (e == cudaSuccess) e = cudaMemsetAsync(g.clk, 0, clk_bytes, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
@@ -293,16 +326,24 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     LT(cublasLtMatmulDescCreate(&g.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa));
     LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
-    LT(cublasLtMatrixLayoutCreate(&g.la, CUDA_R_16BF, n, n, (int64_t)n));
-    LT(cublasLtMatrixLayoutCreate(&g.lb, CUDA_R_16BF, n, n, (int64_t)n));
+    if (fp8) {
+        /* cuBLASLt's A is our A here (D = A^T B, both K-major): A's scale, then B's */
+        const void *sa = g.scales, *sb = g.scales + 1;
+        const int8_t fast = 0;   /* no fast accumulation: the partial sums promoted to FP32 */
+        LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+        LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+        LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+    }
+    LT(cublasLtMatrixLayoutCreate(&g.la, in_t, n, n, (int64_t)n));
+    LT(cublasLtMatrixLayoutCreate(&g.lb, in_t, n, n, (int64_t)n));
     LT(cublasLtMatrixLayoutCreate(&g.ld, CUDA_R_16BF, n, n, (int64_t)n));
     LT(cublasLtMatmulPreferenceCreate(&g.pref));
     LT(cublasLtMatmulPreferenceSetAttribute(g.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                             &ws, sizeof ws));
     LT(cublasLtMatmulAlgoGetHeuristic(g.lt, g.op, g.la, g.lb, g.ld, g.ld, g.pref, 1, &g.heur, &found));
     if (found < 1) {
-        rc = tb_fail(msg, len, TB_ECUDA, "cuBLASLt has no algorithm for a BF16 %llux%llux%llu GEMM",
-                     (unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
+        rc = tb_fail(msg, len, TB_ECUDA, "cuBLASLt has no algorithm for %s %llux%llux%llu GEMM",
+                     what, (unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
         goto out;
     }
     {
@@ -312,7 +353,7 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
         snprintf(r->algo, sizeof r->algo, "algo=%d", id);
     }
     double ms[WCAL_REPS];
-    if ((rc = warm_up(gemm_launch, &g, s, WCAL_GEMM_WARM_MS, 5, &r->gemm_warm, msg, len))) goto out;
+    if ((rc = warm_up(gemm_launch, &g, s, WCAL_GEMM_WARM_MS, 5, &r->warm, msg, len))) goto out;
     tbw_rest_ms(200);   /* the warm-up ran back to back: let the power cap's average settle */
     if ((rc = time_reps(gemm_launch, &g, s, g.clk, g.blocks, 1, ms, msg, len))) goto out;
     unsigned long long *clk = malloc(clk_bytes);
@@ -333,11 +374,12 @@ static int measure_gemm(cudaStream_t s, wcal_result *r, char *msg, size_t len)
     r->sm_clock_mhz = nm ? tb_stats_median(mhz, nm) : NAN;
     /* a ceiling is what the GPU can do: the fastest of the rested launches (their median
      * moved 3 % between two calibrations a second apart on the H100, 758 and 781 TFLOP/s) */
-    r->gemm_ms = ms[0];
-    for (int i = 1; i < WCAL_REPS; i++) if (ms[i] < r->gemm_ms) r->gemm_ms = ms[i];
-    r->gemm_tflops = r->gemm_ms > 0 ? 2.0 * (double)n * (double)n * (double)n / (r->gemm_ms * 1e-3) / 1e12 : NAN;
-    if (!(r->gemm_tflops > 0))
-        rc = tb_fail(msg, len, TB_ECUDA, "the GEMM timed %g ms: no throughput to report", r->gemm_ms);
+    r->ms = ms[0];
+    for (int i = 1; i < WCAL_REPS; i++) if (ms[i] < r->ms) r->ms = ms[i];
+    r->tflops = r->ms > 0 ? 2.0 * (double)n * (double)n * (double)n / (r->ms * 1e-3) / 1e12 : NAN;
+    if (!(r->tflops > 0))
+        rc = tb_fail(msg, len, TB_ECUDA, "%s GEMM timed %g ms: no throughput to report",
+                     fp8 ? "the FP8" : "the BF16", r->ms);
 out:
     gemm_free(&g);
     return rc;
@@ -364,34 +406,55 @@ static int read_job(int *device, char *msg, size_t len)
 
 static void send_calibration(const struct cudaDeviceProp *p, const char *uuid, const wcal_result *r)
 {
-    char shape[64], method[1024];
+    char shape[64], method[1536], fp8[512];
     snprintf(shape, sizeof shape, "%dx%dx%d", WCAL_GEMM_N, WCAL_GEMM_N, WCAL_GEMM_N);
+    if (r->fp8_skipped[0])
+        snprintf(fp8, sizeof fp8, "; fp8 tensor: not measured (%s)", r->fp8_skipped);
+    else
+        snprintf(fp8, sizeof fp8, "; fp8 tensor: the same with E4M3 A and B (scales %g and %g through "
+                 "A/B_SCALE_POINTER, inputs uniform / scale rounded to E4M3), BF16 C and D, FP32 "
+                 "compute, no fast accumulation (%s), the fastest of %d after %d warm-up launches",
+                 WCAL_FP8_SCALE_A, WCAL_FP8_SCALE_B, r->fp8.algo, WCAL_REPS, r->fp8.warm);
     snprintf(method, sizeof method,
              "dram: cudaMemcpyAsync device to device of %zu bytes (read + write = %llu bytes "
              "per copy), CUDA events around each copy, median of %d after %d warm-up copies; "
              "tensor: cuBLASLt %s tn, BF16 in and out, FP32 compute, first heuristic algorithm "
              "(%s), uniform random inputs, CUDA events around each launch, each alone and followed "
              "by as long a rest, the fastest of %d after "
-             "%d warm-up launches; SM clock: globaltimer/clock64 stamps on every SM before and "
+             "%d warm-up launches%s; SM clock: globaltimer/clock64 stamps on every SM before and "
              "after each timed launch, median", r->buffer_bytes, r->copy_bytes, WCAL_REPS, r->copy_warm, shape,
-             r->algo, WCAL_REPS, r->gemm_warm);
+             r->bf16.algo, WCAL_REPS, r->bf16.warm, fp8);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "calibration");
     cJSON_AddNumberToObject(o, "dram_gbps", r->dram_gbps);
     cJSON_AddNumberToObject(o, "copy_bytes", (double)r->copy_bytes);
-    cJSON_AddNumberToObject(o, "gemm_tflops", r->gemm_tflops);
+    cJSON_AddNumberToObject(o, "gemm_tflops", r->bf16.tflops);
     cJSON_AddStringToObject(o, "gemm_shape", shape);
-    if (isfinite(r->sm_clock_mhz)) cJSON_AddNumberToObject(o, "sm_clock_mhz", r->sm_clock_mhz);
+    if (isfinite(r->bf16.sm_clock_mhz)) cJSON_AddNumberToObject(o, "sm_clock_mhz", r->bf16.sm_clock_mhz);
     else cJSON_AddNullToObject(o, "sm_clock_mhz");
+    if (r->fp8_skipped[0]) {
+        cJSON_AddNullToObject(o, "fp8_tflops");
+        cJSON_AddNullToObject(o, "fp8_shape");
+        cJSON_AddNullToObject(o, "fp8_sm_clock_mhz");
+        cJSON_AddStringToObject(o, "fp8_skipped", r->fp8_skipped);
+    } else {
+        cJSON_AddNumberToObject(o, "fp8_tflops", r->fp8.tflops);
+        cJSON_AddStringToObject(o, "fp8_shape", shape);
+        if (isfinite(r->fp8.sm_clock_mhz)) cJSON_AddNumberToObject(o, "fp8_sm_clock_mhz", r->fp8.sm_clock_mhz);
+        else cJSON_AddNullToObject(o, "fp8_sm_clock_mhz");
+        cJSON_AddNumberToObject(o, "fp8_ms", r->fp8.ms);
+        cJSON_AddStringToObject(o, "fp8_algo", r->fp8.algo);
+        cJSON_AddNumberToObject(o, "fp8_warmup", r->fp8.warm);
+    }
     cJSON_AddStringToObject(o, "gpu_uuid", uuid);
     cJSON_AddStringToObject(o, "gpu_name", p->name);
     cJSON_AddStringToObject(o, "method", method);
     cJSON_AddNumberToObject(o, "copy_ms", r->copy_ms);
-    cJSON_AddNumberToObject(o, "gemm_ms", r->gemm_ms);
-    cJSON_AddStringToObject(o, "gemm_algo", r->algo);
+    cJSON_AddNumberToObject(o, "gemm_ms", r->bf16.ms);
+    cJSON_AddStringToObject(o, "gemm_algo", r->bf16.algo);
     cJSON_AddNumberToObject(o, "reps", WCAL_REPS);
     cJSON_AddNumberToObject(o, "copy_warmup", r->copy_warm);
-    cJSON_AddNumberToObject(o, "gemm_warmup", r->gemm_warm);
+    cJSON_AddNumberToObject(o, "gemm_warmup", r->bf16.warm);
     wcal_send(o);
 }
 
@@ -441,7 +504,16 @@ int tb_worker_calibrate(int out_fd)
     int rc = measure_copy(device, s, &r, msg, sizeof msg);
     if (rc == TB_OK) {
         send_begin("gemm");
-        rc = measure_gemm(s, &r, msg, sizeof msg);
+        rc = measure_gemm(s, 0, &r.bf16, msg, sizeof msg);
+    }
+    r.fp8.tflops = r.fp8.sm_clock_mhz = NAN;
+    if (rc == TB_OK && p.major * 10 + p.minor < 89) {   /* FP8 tensor cores: 8.9 (Ada), 9.0 */
+        snprintf(r.fp8_skipped, sizeof r.fp8_skipped, "compute capability %d.%d has no FP8 tensor "
+                 "cores", p.major, p.minor);
+    } else if (rc == TB_OK) {
+        send_begin("gemm_fp8");
+        tbw_rest_ms(200);   /* as long a rest as the BF16 GEMM had after its warm-up */
+        rc = measure_gemm(s, 1, &r.fp8, msg, sizeof msg);
     }
     cudaStreamDestroy(s);
     if (rc != TB_OK) {

@@ -100,6 +100,7 @@ class Problem:
         self.label = row["label"] or ""
         self.key = f"{self.m}x{self.n}x{self.k}" + (f"x{self.batch}" if self.batch > 1 else "")
         self.flops = 2.0 * self.m * self.n * self.k * self.batch
+        self.fp8 = self.dtypes.lower().startswith("e4m3,e4m3,")   # peak.c's tb_dtypes_fp8
 
     def title(self):
         t = f"{self.key} {self.layouts}"
@@ -210,6 +211,7 @@ class Data:
                 m.tied = bool(r.get("tied"))
                 self.order[pid].append(m)
         self.fpc = _num(ranks.get("peak_flop_per_clk_sm"))
+        self.fpc8 = _num(ranks.get("peak_flop_per_clk_sm_fp8"))   # E4M3 A and B (peak.c)
         self.calibration = self._calibration()
 
     def _dram(self):
@@ -256,11 +258,13 @@ class Data:
         ref, _ = self.reference_ms(m.problem)
         return 100.0 * ref / m.median_ms if ref and m.ranked and m.median_ms else None
 
-    def peak_tflops_at(self, clock_mhz):
+    def peak_tflops_at(self, clock_mhz, fp8=False):
+        """The dense tensor peak at clock_mhz, of FP8 (E4M3 A and B) when fp8, else BF16."""
         sms = (self.env or {}).get("sm_count")
-        if not (self.fpc and sms and clock_mhz):
+        fpc = self.fpc8 if fp8 else self.fpc
+        if not (fpc and sms and clock_mhz):
             return None
-        return self.fpc * sms * clock_mhz * 1e6 / 1e12
+        return fpc * sms * clock_mhz * 1e6 / 1e12
 
     def samples(self, measurement_ids):
         """{measurement id: [(idx, ms, clock_mhz or None), ...]} in the order taken."""
@@ -272,25 +276,31 @@ class Data:
         return out
 
     # ---- the roofline's ceilings ----------------------------------------------------------
-    def ceilings(self):
+    def ceilings(self, fp8=False):
         """{'tflops', 'dram_gbps', 'source', 'tflops_how', 'dram_how'}: measured by doctor
         --calibrate when the database holds a calibration of the run's GPU, else nominal
         (peak.c's FLOP per clock per SM x SMs x the GPU's maximum SM clock; the datasheet DRAM
-        bandwidth of NOMINAL_DRAM_GBPS); a value is None where unknown."""
+        bandwidth of NOMINAL_DRAM_GBPS); a value is None where unknown. fp8: the tensor
+        ceiling of FP8 problems (the calibration's fp8_tflops, None in one made without it;
+        nominal: the FP8 peak)."""
         c = self.calibration
         if c and _num(c.get("gemm_tflops")) and _num(c.get("dram_gbps")):
             when = (c.get("created_at") or "")[:10]
-            clk = _num(c.get("sm_clock_mhz"))
-            return {"tflops": _num(c["gemm_tflops"]), "dram_gbps": _num(c["dram_gbps"]),
+            key, shape, clock, what = (("fp8_tflops", "fp8_shape", "fp8_sm_clock_mhz", "E4M3") if fp8
+                                       else ("gemm_tflops", "gemm_shape", "sm_clock_mhz", "BF16"))
+            clk = _num(c.get(clock))
+            tf = _num(c.get(key))
+            return {"tflops": tf, "dram_gbps": _num(c["dram_gbps"]),
                     "source": "measured",
-                    "tflops_how": f"cuBLASLt BF16 {c.get('gemm_shape') or ''}"
-                                  + (f" at {clk:.0f} MHz" if clk else ""),
+                    "tflops_how": (f"cuBLASLt {what} {c.get(shape) or ''}"
+                                   + (f" at {clk:.0f} MHz" if clk else "")) if tf
+                                  else "not in this calibration (made before FP8 was calibrated)",
                     "dram_how": "device-to-device copy",
                     "what": f"measured on this GPU by tilebench doctor --calibrate on {when} "
                             f"(calibration {c.get('id')})"}
         env = self.env or {}
         clk = env.get("sm_clock_max_mhz") if (env.get("sm_clock_max_mhz") or 0) > 0 else None
-        tf = self.peak_tflops_at(clk) if clk else None
+        tf = self.peak_tflops_at(clk, fp8) if clk else None
         name = env.get("gpu_name") or ""
         bw, bw_what = None, None
         for piece, gbps, what in NOMINAL_DRAM_GBPS:
@@ -298,7 +308,7 @@ class Data:
                 bw, bw_what = float(gbps), what
                 break
         return {"tflops": tf, "dram_gbps": bw, "source": "nominal",
-                "tflops_how": (f"{self.fpc:.0f} FLOP/clock/SM x {env.get('sm_count')} SMs x "
+                "tflops_how": (f"{self.fpc8 if fp8 else self.fpc:.0f} FLOP/clock/SM x {env.get('sm_count')} SMs x "
                                f"{clk} MHz (the maximum SM clock)") if tf else "unknown for this GPU",
                 "dram_how": f"datasheet, {bw_what}" if bw else "unknown for this GPU",
                 "what": "nominal (no tilebench doctor --calibrate of this GPU in the database)"}

@@ -88,7 +88,7 @@ def ranking(d, p, labels, colours, path):
             "% of better cuBLAS", "% of peak", "clock MHz", "samples", "status"]
     table = []
     for m in rows + others:
-        pk = d.peak_tflops_at(m.clock_mhz) if m.ranked else None
+        pk = d.peak_tflops_at(m.clock_mhz, m.problem.fp8) if m.ranked else None
         table.append([m.rank or "-", m.variant["name"],
                       fmt(m.tflops) if m.ranked else "-",
                       fmt(m.median_ms, 4) if m.ranked else "-",
@@ -249,6 +249,7 @@ def roofline(d, labels, colours, path):
     of a shape shares: the families of one shape are then spread a little sideways (x 0.97 to
     1.03) so that none hides another; the table has the exact figures."""
     ceil = d.ceilings()
+    ceil8 = d.ceilings(fp8=True)
     head = ["variant", "shape", "FLOP/byte", "intensity from", "TFLOP/s",
             "attainable TFLOP/s", "% of attainable", "bound"]
     pts = []
@@ -281,15 +282,22 @@ def roofline(d, labels, colours, path):
         ax.plot([xd], [m.tflops], ls="none", marker=mk, ms=6, mew=1.1, mec=col,
                 mfc=col if how == "measured" else "none", alpha=0.9, gid=f"pt-{i}")
         att, bound = None, ""
-        if ceil["tflops"] and ceil["dram_gbps"]:
-            mem = x * ceil["dram_gbps"] / 1000.0
-            att, bound = (mem, "memory") if mem < ceil["tflops"] else (ceil["tflops"], "compute")
-        elif ceil["tflops"]:
-            att, bound = ceil["tflops"], "compute"
+        cp = ceil8 if m.problem.fp8 else ceil      # an FP8 problem under the FP8 ceiling
+        if cp["tflops"] and cp["dram_gbps"]:
+            mem = x * cp["dram_gbps"] / 1000.0
+            att, bound = (mem, "memory") if mem < cp["tflops"] else (cp["tflops"], "compute")
+        elif cp["tflops"]:
+            att, bound = cp["tflops"], "compute"
         table.append([m.variant["name"], m.problem.title(), f"{x:.1f}", how,
                       fmt(m.tflops), fmt(att), fmt(100 * m.tflops / att if att else None, 1, " %"), bound])
     ymin = min(ys) / 3
-    ymax = max(ys + [ceil["tflops"] or 0]) * 2.2
+    any8 = any(m.problem.fp8 for m, _, _ in pts)
+    ymax = max(ys + [ceil["tflops"] or 0] + [(ceil8["tflops"] or 0) if any8 else 0]) * 2.2
+    if any8 and ceil8["tflops"]:
+        ax.axhline(ceil8["tflops"], color="black", lw=1.0, ls="--", gid="ceil-compute-fp8")
+        ax.text(hi_x / 1.05, ceil8["tflops"] * 1.06,
+                f"FP8 tensor ceiling {ceil8['tflops']:.0f} TFLOP/s (e4m3 problems), "
+                f"{ceil8['source']}: {ceil8['tflops_how']}", fontsize=7.5, va="bottom", ha="right")
     if ceil["tflops"]:
         ax.axhline(ceil["tflops"], color="black", lw=1.3, gid="ceil-compute")
         ax.text(hi_x / 1.05, ceil["tflops"] * 1.06,
