@@ -52,6 +52,12 @@ run cli-2.18 2 "invalid value 'warm' for --l2" "$TB" sweep --l2 warm --db "$db"
 run cli-2.19 2 "invalid value 'tx' for --layout" "$TB" sweep --layout tx --db "$db"
 run cli-2.20 2 "invalid value 'helgrind' for --sanitize" "$TB" sweep --sanitize=helgrind --db "$db"
 run cli-2.21 2 "invalid value '1' for --trials" "$TB" sweep --trials 1 --db "$db"
+# attention shapes (issue 33) parse, but nothing measures them yet: refused before anything runs
+run cli-2.23 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" sweep --shapes 1x32x4096x4096x128:causal:hkv=8 --db "$db"
+run cli-2.24 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" sweep --shapes smoke,attn --db "$db"
+one_line cli-2.25 "$TB" sweep --shapes attn --db "$db"
+run cli-2.26 2 "attention shape '1x32x4096x4096x128:hkv=3': hkv=3 does not divide the 32 query heads" "$TB" sweep --shapes 1x32x4096x4096x128:hkv=3 --db "$db"
+run cli-2.27 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" gate --head "$tmp" --base "$tmp" --shapes 1x2x128x128x64 --db "$db"
 if [ $has_gpu = 0 ]; then
     run cli-2.12 2 "sweep needs an NVIDIA GPU" "$TB" sweep --shapes smoke --db "$db"
     one_line cli-2.13 "$TB" sweep --shapes smoke --db "$db"

@@ -96,7 +96,7 @@ int main(void)
     TB_CASE("job-2.1", "the parent's jobs of one shape share one session key, which the worker accepts") {
         tb_sweep_opts o;
         tb_sweep_opts_default(&o);
-        tb_shape sh = { 1024, 8192, 8192, 1, "1024x8192x8192" };
+        tb_shape sh = { .m = 1024, .n = 8192, .k = 8192, .batch = 1, .label = "1024x8192x8192", .op = TB_OP_GEMM };
         tb_problem_info pi;
         tb_problem prob;
         tb_sweep_problem(&sh, &o, &pi);

@@ -14,6 +14,23 @@ static const uint32_t g1_size = sizeof(tb_problem), small_size = 40;
 static const void *ext_g1(const char *key) { return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? &g1_size : NULL; }
 static const void *ext_none(const char *key) { (void)key; return NULL; }
 static const void *ext_small(const char *key) { return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? &small_size : NULL; }
+static const uint32_t ops_attn[] = { TB_OP_ATTENTION_FWD, 0 }, ops_both[] = { TB_OP_GEMM, TB_OP_ATTENTION_FWD, 0 };
+static const void *ext_attn(const char *key)   /* growth 2, attention only */
+{
+    return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? (const void *)&g1_size
+         : !strcmp(key, TB_EXT_OPS) ? (const void *)ops_attn : NULL;
+}
+static const void *ext_both(const char *key)
+{
+    return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? (const void *)&g1_size
+         : !strcmp(key, TB_EXT_OPS) ? (const void *)ops_both : NULL;
+}
+static const uint32_t g1_only = TB_PROBLEM_G1_SIZE;
+static const void *ext_attn_old(const char *key)   /* lists attention, built against growth 1 */
+{
+    return !strcmp(key, TB_EXT_PROBLEM_SIZE) ? (const void *)&g1_only
+         : !strcmp(key, TB_EXT_OPS) ? (const void *)ops_attn : NULL;
+}
 static int fake_launch(void *st, const tb_problem *p, const tb_buffers *io, void *ws, size_t wsb,
                        tb_stream s)
 {
@@ -37,6 +54,16 @@ static tb_problem problem_of(tb_dtype t)
     p.gemm.c_type = p.gemm.d_type = TB_DTYPE_BF16;
     p.gemm.acc_type = TB_DTYPE_F32;
     p.gemm_scales.scale_a = p.gemm_scales.scale_b = 0.5f;
+    return p;
+}
+static tb_problem attention_problem(void)
+{
+    tb_problem p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    p.op = TB_OP_ATTENTION_FWD;
+    p.attention.batch = 1; p.attention.heads = 32; p.attention.heads_kv = 8;
+    p.attention.seq_q = p.attention.seq_k = 4096; p.attention.head_dim = 128;
     return p;
 }
 static const char *zoo(const char *name)
@@ -156,6 +183,44 @@ int main(int argc, char **argv)
         TB_CHECK(tb_lib_variant(lib, 0, &v, msg, sizeof msg) == TB_OK && v);
         if (v) TB_CHECK(tb_variant_host_refuses(v, &p8, why, sizeof why) == 1);
         TB_CHECK_STR_CONTAINS(why, "growth 1");
+        tb_lib_free(lib);
+    }
+    TB_CASE("loader-6.1", "an attention problem is refused for a variant built before growth 2") {
+        tb_problem pa = attention_problem();
+        char why[256] = "";
+        tb_variant none = fake(NULL), g1 = fake(ext_g1), old = fake(ext_attn_old);
+        TB_CHECK(tb_variant_host_refuses(&none, &pa, why, sizeof why) == 1);
+        TB_CHECK(!strcmp(why, TB_REFUSE_G1_ATTN));
+        TB_CHECK_STR_CONTAINS(why, "growth 2");
+        TB_CHECK(tb_variant_host_refuses(&old, &pa, why, sizeof why) == 1);   /* lists it: too old */
+        TB_CHECK(!strcmp(why, TB_REFUSE_G1_ATTN));
+        /* built against growth 2 (g1_size is sizeof(tb_problem) here) but a GEMM variant */
+        TB_CHECK(tb_variant_problem_size(&g1) == TB_PROBLEM_G2_SIZE);
+        TB_CHECK(tb_variant_host_refuses(&g1, &pa, why, sizeof why) == 1);
+        TB_CHECK(!strcmp(why, "does not compute attention_fwd (its extension(\"tb.ops\") does not list it)"));
+    }
+    TB_CASE("loader-6.2", "tb.ops: what a variant lists is offered, and only that") {
+        tb_problem pa = attention_problem(), p16 = problem_of(TB_DTYPE_BF16);
+        char why[256] = "";
+        tb_variant attn = fake(ext_attn), both = fake(ext_both), none = fake(NULL), nul = fake(ext_none);
+        TB_CHECK(tb_variant_computes(&none, TB_OP_GEMM) && !tb_variant_computes(&none, TB_OP_ATTENTION_FWD));
+        TB_CHECK(tb_variant_computes(&nul, TB_OP_GEMM) && !tb_variant_computes(&nul, TB_OP_ATTENTION_FWD));
+        TB_CHECK(tb_variant_host_refuses(&attn, &pa, why, sizeof why) == 0);
+        TB_CHECK(tb_variant_host_refuses(&both, &pa, why, sizeof why) == 0);
+        TB_CHECK(tb_variant_host_refuses(&both, &p16, why, sizeof why) == 0);
+        TB_CHECK(tb_variant_host_refuses(&attn, &p16, why, sizeof why) == 1);   /* not a GEMM one */
+        TB_CHECK_STR_CONTAINS(why, "does not compute gemm");
+        TB_CHECK(tb_variant_host_refuses(&none, &p16, why, sizeof why) == 0);   /* as before */
+    }
+    TB_CASE("loader-6.3", "a shipped GEMM variant (argv[2]) is refused attention") {
+        tb_lib *lib;
+        const tb_variant *v = NULL;
+        tb_problem pa = attention_problem();
+        char why[256] = "";
+        TB_CHECK(tb_lib_open(argv[2], &lib, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_lib_variant(lib, 0, &v, msg, sizeof msg) == TB_OK && v);
+        if (v) TB_CHECK(tb_variant_host_refuses(v, &pa, why, sizeof why) == 1);
+        TB_CHECK(why[0] != 0);
         tb_lib_free(lib);
     }
     return tb_test_done();

@@ -17,7 +17,7 @@ int main(void)
     tb_variant_info v;
     memset(&v, 0, sizeof v);
     snprintf(v.name, sizeof v.name, "fixture_variant");
-    tb_shape s = { 64, 64, 64, 1, "" };
+    tb_shape s = { .m = 64, .n = 64, .k = 64, .batch = 1, .op = TB_OP_GEMM };
     tb_measurement m;
     tb_measurement_init(&m);
     m.status = TB_STATUS_CRASHED;

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
         TB_CHECK_STR_CONTAINS(msg, "invalid value '3/2'");
     }
     TB_CASE("shard-2.1", "the shipped sets: every shape in exactly one shard, N = 1..17") {
-        const char *names[] = { "square", "llm", "odd", "square,llm,odd" };
+        const char *names[] = { "square", "llm", "odd", "square,llm,odd", "attn", "llm,attn" };
         for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
             tb_shape_list l = { 0 };
             TB_CHECK(tb_shapes_add(&l, names[k], sets, msg, sizeof msg) == TB_OK && l.n > 0);
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         tb_shapes_free(&l);
     }
     TB_CASE("shard-2.4", "costs: 1 per shape plus 1 per TFLOP") {
-        tb_shape s = { 8192, 8192, 8192, 1, "" };
+        tb_shape s = { .m = 8192, .n = 8192, .k = 8192, .batch = 1, .op = TB_OP_GEMM };
         TB_CHECK(tb_shard_cost(&s) > 2.09 && tb_shard_cost(&s) < 2.1);
         s.batch = 2;
         TB_CHECK(tb_shard_cost(&s) > 3.19 && tb_shard_cost(&s) < 3.2);

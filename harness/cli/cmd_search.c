@@ -387,6 +387,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     int64_t (*shapes)[3] = NULL;
     if (shapes_spec) {
         rc = tb_shapes_add(&sl, shapes_spec, paths->shapes_dir, msg, sizeof msg);
+        if (rc == TB_OK) rc = tb_shapes_gemm_only(&sl, msg, sizeof msg);
         if (rc == TB_OK && (shapes = calloc(sl.n ? sl.n : 1, sizeof *shapes)))
             for (size_t i = 0; i < sl.n; i++) { shapes[ns][0] = sl.v[i].m; shapes[ns][1] = sl.v[i].n; shapes[ns++][2] = sl.v[i].k; }
         tb_shapes_free(&sl);

@@ -107,7 +107,7 @@ int tb_search_gpu_time(void *ctx, const tb_search_point *pts, const int *idx, in
     for (int i = 0; i < n; i++)
         for (size_t j = 0; j < g->cat.n; j++)
             if (!strcmp(g->cat.v[j].name, pts[idx[i]].name)) { sub.v[sub.n++] = g->cat.v[j]; break; }
-    tb_shape sh = { m, nn, k, 1, "" };
+    tb_shape sh = { .m = m, .n = nn, .k = k, .batch = 1, .op = TB_OP_GEMM };
     snprintf(sh.label, sizeof sh.label, "%lldx%lldx%lld", (long long)m, (long long)nn, (long long)k);
     tb_shape_list sl = { &sh, 1, 1, NULL, 0 };
     tb_store *st = NULL;

@@ -1,6 +1,7 @@
-/* shapes.c - shape parsing: tokens, shape files, named sets (see shapes.h). Reads a file a
- * character at a time under stated bounds (shapes.h), so no line is split, no line number is
- * wrong, and no endless file (/dev/zero) hangs it; drops duplicates through a hash set. */
+/* shapes.c - shape lists: tokens (each parsed by its operation's entry in the op seam,
+ * common/op.h), shape files, named sets (see shapes.h). Reads a file a character at a time
+ * under stated bounds (shapes.h), so no line is split, no line number is wrong, and no endless
+ * file (/dev/zero) hangs it; drops duplicates through a hash set. */
 #define _GNU_SOURCE
 #include "driver/shapes.h"
 #include "common/tb.h"
@@ -13,57 +14,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TB_MAX_DIM (1ll << 20)   /* 1M: anything larger is a typo, not a GEMM */
-
 int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len)
 {
-    int64_t v[4] = { 0, 0, 0, 1 };
-    int nv = 0;
-    const char *p = tok;
-    memset(out, 0, sizeof *out);
-    while (*p) {
-        if (nv == 4) goto bad;
-        int neg = 0;
-        if (*p == '-') { neg = 1; p++; }
-        if (!isdigit((unsigned char)*p)) goto bad;
-        int64_t x = 0;
-        while (isdigit((unsigned char)*p)) {
-            if (x > TB_MAX_DIM * 10) return tb_fail(msg, len, TB_EUSAGE, "shape '%.64s' is too large", tok);
-            x = x * 10 + (*p++ - '0');
-        }
-        v[nv++] = neg ? -x : x;
-        if (*p == 'x' || *p == 'X') {
-            p++;
-            if (!*p) goto bad;
-        } else if (*p) goto bad;
-    }
-    if (nv < 3) goto bad;
-    for (int i = 0; i < 4; i++)
-        if (v[i] <= 0)
-            return tb_fail(msg, len, TB_EUSAGE, "shape '%.64s' has a non-positive size", tok);
-    for (int i = 0; i < 4; i++)
-        if (v[i] > TB_MAX_DIM)
-            return tb_fail(msg, len, TB_EUSAGE, "shape '%.64s' is too large (each size at most %lld)",
-                           tok, (long long)TB_MAX_DIM);
-    out->m = v[0]; out->n = v[1]; out->k = v[2]; out->batch = v[3];
+    return tb_op_for_token(tok)->shape_parse(tok, out, msg, len);
+}
+
+int tb_shapes_gemm_only(const tb_shape_list *l, char *msg, size_t len)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (tb_op_of_shape(&l->v[i]) != &tb_op_gemm)
+            return tb_fail(msg, len, TB_EUSAGE, "attention shapes: the worker cannot measure them "
+                           "yet (issue 33)");
     return TB_OK;
-bad:
-    return tb_fail(msg, len, TB_EUSAGE, "malformed shape '%.64s' (want MxNxK or MxNxKxB)", tok);
 }
 
 /* ---- the list and its duplicate set ------------------------------------------------------- */
 
+/* a shape's key: its operation (0 read as GEMM) and every size; the label is not part of it */
+#define KEY_N 12
+static void key(const tb_shape *s, int64_t k[KEY_N])
+{
+    const tb_attn_shape *a = &s->attn;
+    const int64_t v[KEY_N] = { s->op ? s->op : TB_OP_GEMM, s->m, s->n, s->k, s->batch, a->batch,
+                               a->heads, a->heads_kv, a->seq_q, a->seq_k, a->head_dim, a->causal };
+    memcpy(k, v, sizeof v);
+}
+
 static uint64_t shape_hash(const tb_shape *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    const int64_t k[4] = { s->m, s->n, s->k, s->batch };
-    for (int i = 0; i < 4; i++) h = (h ^ (uint64_t)k[i]) * 0x100000001B3ull;
+    int64_t k[KEY_N];
+    key(s, k);
+    for (int i = 0; i < KEY_N; i++) h = (h ^ (uint64_t)k[i]) * 0x100000001B3ull;
     return h ^ (h >> 29);
 }
 
 static int same(const tb_shape *a, const tb_shape *b)
 {
-    return a->m == b->m && a->n == b->n && a->k == b->k && a->batch == b->batch;
+    int64_t x[KEY_N], y[KEY_N];
+    key(a, x);
+    key(b, y);
+    return memcmp(x, y, sizeof x) == 0;
 }
 
 /* rebuild the open-addressing set (indices + 1 into v; 0 empty) at twice the list's capacity */

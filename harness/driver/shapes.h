@@ -1,14 +1,12 @@
-/* shapes.h - the sweep's shapes: "MxNxK[xB]" lists, shape files, and named sets
- * (results/shapes/NAME.txt). Pure parsing; no GPU. */
+/* shapes.h - the sweep's shapes: lists of shape tokens ("MxNxK[xB]" for GEMM,
+ * "BxHxSqxSkxD[:causal][:hkv=N]" for attention), shape files, and named sets
+ * (results/shapes/NAME.txt). Pure parsing; no GPU. A token's syntax is its operation's
+ * (common/op.h, the op seam); this module owns the lists, the files and the sets. */
 #ifndef TB_SHAPES_H
 #define TB_SHAPES_H
+#include "common/op.h"   /* tb_shape */
 #include <stddef.h>
 #include <stdint.h>
-
-typedef struct tb_shape {
-    int64_t m, n, k, batch;
-    char label[64];
-} tb_shape;
 
 typedef struct tb_shape_list {
     tb_shape *v;
@@ -22,16 +20,25 @@ typedef struct tb_shape_list {
 #define TB_SHAPES_MAX_LINE 4096
 #define TB_SHAPES_MAX 100000
 
-/* Parse one "MxNxK" or "MxNxKxB" token. TB_OK or TB_EUSAGE ("malformed shape 'x' (want
- * MxNxK or MxNxKxB)", "shape 'x' has a non-positive size", "shape 'x' is too large"). */
+/* Parse one token: GEMM's "MxNxK" or "MxNxKxB", or attention's "BxHxSqxSkxD" with options
+ * ":causal" and ":hkv=N" (a token with a ':' or five sizes is attention's). Sets out->op.
+ * TB_OK or TB_EUSAGE with one line naming the token ("malformed shape 'x' (want ...)", "shape
+ * 'x' has a non-positive size", "shape 'x' is too large", "attention shape 'x': hkv=3 does not
+ * divide the 32 query heads", ...). */
 int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len);
+
+/* TB_OK when every shape of l is a GEMM's; else TB_EUSAGE and "attention shapes: the worker
+ * cannot measure them yet (issue 33)". The measuring commands (sweep, gate, search) ask it
+ * before anything runs or is written. */
+int tb_shapes_gemm_only(const tb_shape_list *l, char *msg, size_t len);
 
 /* Append the shapes of spec: a comma-separated list whose items are shapes, names of sets
  * in sets_dir, or paths of shape files (one shape per line, an optional label after it,
  * '#' starts a comment). A path must look like one (hold a '/' or a '.': ./square); a bare
  * name is a set, and a name that is both a set and a file here is refused. An empty item, a
  * file over the bounds, a NUL byte or a bad line is an error naming the file and the line.
- * Duplicates (same m, n, k, batch) are dropped, first kept, in O(1) each. */
+ * Duplicates (the same operation and sizes, the label aside) are dropped, first kept, in O(1)
+ * each. */
 int tb_shapes_add(tb_shape_list *l, const char *spec, const char *sets_dir, char *msg, size_t len);
 
 void tb_shapes_free(tb_shape_list *l);

@@ -33,7 +33,8 @@ int tb_shard_parse(const char *spec, int *index, int *count, char *msg, size_t l
 
 double tb_shard_cost(const tb_shape *s)
 {
-    return 1.0 + 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch / 1e12;
+    const double f = tb_shape_flops(s);   /* the op seam: 2mnk·batch for a GEMM */
+    return 1.0 + (f > 0 ? f : 0.0) / 1e12;
 }
 
 static const tb_shape_list *g_list;   /* qsort's context: the list being ordered */

@@ -15,7 +15,8 @@ int tb_shard_parse(const char *spec, int *index, int *count, char *msg, size_t l
 
 /* The estimated cost of measuring a shape, in arbitrary units: 1 for what every shape costs
  * whatever its size (set-up, warm-up, the stopping rule, the energy window) plus one per
- * 10^12 FLOP (2 m n k batch: the FP64 reference of validation and long kernels grow with it). */
+ * 10^12 FLOP (the op seam's count, tb_shape_flops: 2 m n k batch for a GEMM; the FP64
+ * reference of validation and long kernels grow with it). */
 double tb_shard_cost(const tb_shape *s);
 
 /* owner[s] for every shape of l: the shard (0 .. count - 1) that measures it. Longest

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "worker/loader.h"
 #include "common/tb.h"
+#include "common/op.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,12 +119,32 @@ uint32_t tb_variant_problem_size(const tb_variant *v)
     return size ? *size : TB_PROBLEM_V1_SIZE;
 }
 
+int tb_variant_computes(const tb_variant *v, uint32_t op)
+{
+    const uint32_t *ops = v->extension ? (const uint32_t *)v->extension(TB_EXT_OPS) : NULL;
+    if (!ops) return op == TB_OP_GEMM;
+    for (int i = 0; i < TB_OPS_MAX && ops[i]; i++)
+        if (ops[i] == op) return 1;
+    return 0;
+}
+
 int tb_variant_host_refuses(const tb_variant *v, const tb_problem *p, char *why, size_t why_len)
 {
+    const char *no = NULL;
+    char buf[160];
     const tb_gemm *g = &p->gemm;
-    if (p->op != TB_OP_GEMM || (!tb_dtype_is_fp8(g->a_type) && !tb_dtype_is_fp8(g->b_type)))
-        return 0;
-    if (tb_variant_problem_size(v) >= TB_PROBLEM_G1_SIZE) return 0;
-    if (why && why_len) snprintf(why, why_len, "%s", TB_REFUSE_V1_FP8);
+    if (p->op == TB_OP_GEMM && (tb_dtype_is_fp8(g->a_type) || tb_dtype_is_fp8(g->b_type)) &&
+        tb_variant_problem_size(v) < TB_PROBLEM_G1_SIZE)
+        no = TB_REFUSE_V1_FP8;
+    else if (p->op == TB_OP_ATTENTION_FWD && tb_variant_problem_size(v) < TB_PROBLEM_G2_SIZE)
+        no = TB_REFUSE_G1_ATTN;
+    else if (!tb_variant_computes(v, p->op)) {
+        const tb_op_desc *d = tb_op_find(p->op);
+        snprintf(buf, sizeof buf, "does not compute %s (its extension(\"%s\") does not list it)",
+                 d ? d->name : "this operation", TB_EXT_OPS);
+        no = buf;
+    }
+    if (!no) return 0;
+    if (why && why_len) snprintf(why, why_len, "%s", no);
     return 1;
 }

@@ -36,11 +36,19 @@ int tb_variant_plain_name(const tb_variant *v);
  * growth 1). v must have passed tb_lib_variant. Can't fail. */
 uint32_t tb_variant_problem_size(const tb_variant *v);
 
+/* 1 when v computes op: op is in the list its extension(TB_EXT_OPS) points to (uint32_t
+ * values ended by 0, read up to TB_OPS_MAX of them), or, without that answer, op is
+ * TB_OP_GEMM (variant.h, growth 2). Can't fail. */
+#define TB_OPS_MAX 64
+int tb_variant_computes(const tb_variant *v, uint32_t op);
+
 /* The host's refusal, before supports() is asked (docs/writing-a-variant.md, "Growth"): 1 and
  * a one-line reason in why when v cannot see a member p needs (an FP8 problem's scales, for a
- * variant built against the v1 problem); 0 when p may be offered to it. The worker records a
+ * variant built against the v1 problem; an attention problem, for one built before growth 2)
+ * or does not compute p's operation; 0 when p may be offered to it. The worker records a
  * refusal as it records supports() == 0: unsupported, with the reason. */
 #define TB_REFUSE_V1_FP8 "built against the v1 problem (no FP8 scales): rebuild with variant.h growth 1"
+#define TB_REFUSE_G1_ATTN "built before variant.h growth 2 (no attention problem): rebuild with growth 2"
 int tb_variant_host_refuses(const tb_variant *v, const tb_problem *p, char *why, size_t why_len);
 
 #endif

@@ -67,7 +67,8 @@ typedef struct CUstream_st *tb_stream;
 /* ---- the problem ---------------------------------------------------------------------- */
 
 typedef enum tb_op {
-    TB_OP_GEMM = 1          /* D = alpha * op(A) * op(B) + beta * C, batched */
+    TB_OP_GEMM = 1,         /* D = alpha * op(A) * op(B) + beta * C, batched */
+    TB_OP_ATTENTION_FWD = 2 /* growth 2: O = softmax(scale * Q K^T [causal]) V, and its LSE */
     /* later operations are appended here, with their own member of tb_problem */
 } tb_op;
 
@@ -112,31 +113,92 @@ typedef struct tb_gemm_scales {
     uint32_t reserved[2];   /* 0; room to append without moving what follows */
 } tb_gemm_scales;
 
+/* Growth 2 (attention, appended after growth 1's tb_problem): TB_OP_ATTENTION_FWD.
+ *
+ * For batch b, query head h and query row i (0 <= i < seq_q), with g = heads / heads_kv and
+ * kv head hk = h / g (grouped-query attention: consecutive query heads share a K/V head;
+ * heads_kv == heads is plain multi-head attention, heads_kv == 1 multi-query):
+ *     s_ij  = scale * sum_d Q[b,h,i,d] * K[b,hk,j,d]          (in acc_type, FP32)
+ *     J(i)  = { j : 0 <= j < seq_k }, or when causal { j : j <= i + (seq_k - seq_q) }
+ *     lse_i = ln sum_{j in J(i)} exp(s_ij)                     (natural log, FP32)
+ *     O[b,h,i,:] = sum_{j in J(i)} exp(s_ij - lse_i) * V[b,hk,j,:]   rounded once to o_type
+ *     LSE[b,h,i] = lse_i
+ * The causal mask is aligned to the bottom right (query row i is the (seq_k - seq_q + i)-th
+ * position of the key sequence, as in a decoder with a KV cache); the host offers a causal
+ * problem only with seq_q <= seq_k, so every row has at least one key.
+ *
+ * Buffers (tb_buffers): in[0] = Q, in[1] = K, in[2] = V; out[0] = O, out[1] = LSE. Element
+ * (b, h, s, d) of Q, K, V or O is at b * stride[0] + h * stride[1] + s * stride[2] + d, in
+ * elements of its type (the head dimension is always contiguous); LSE[b, h, i] is at
+ * b * lse_stride[0] + h * lse_stride[1] + i. layout names the order the strides describe:
+ * BHSD (stride[0] >= stride[1] >= stride[2]: a head's rows together, as FlashAttention's
+ * kernels are benchmarked) or BSHD (stride[0] >= stride[2] >= stride[1]: a token's heads
+ * together, as a model's QKV projection writes them); a variant that handles one layout
+ * refuses the other in supports(). The strides are the truth, and the host may pad them. */
+typedef enum tb_attn_layout {
+    TB_ATTN_BHSD = 0,       /* [batch][heads][seq][head_dim] */
+    TB_ATTN_BSHD = 1        /* [batch][seq][heads][head_dim] */
+} tb_attn_layout;
+
+typedef struct tb_attention {
+    int64_t  batch;         /* B >= 1 */
+    int64_t  heads;         /* H: query heads (and O's, LSE's) >= 1 */
+    int64_t  heads_kv;      /* K's and V's heads, >= 1, divides heads */
+    int64_t  seq_q, seq_k;  /* query and key/value lengths, >= 1 */
+    int64_t  head_dim;      /* D: 64, 128 or 256 in the shipped shapes */
+    tb_dtype q_type, k_type, v_type, o_type;   /* TB_DTYPE_BF16 */
+    tb_dtype acc_type;      /* TB_DTYPE_F32: the products' and the softmax's type */
+    tb_dtype lse_type;      /* TB_DTYPE_F32 */
+    tb_attn_layout layout;  /* of Q, K, V and O alike */
+    uint32_t causal;        /* 0 or 1 */
+    double   scale;         /* softmax scale, > 0; the host's default is 1 / sqrt(head_dim) */
+    int64_t  q_stride[3], k_stride[3], v_stride[3], o_stride[3];   /* batch, head, seq */
+    int64_t  lse_stride[2]; /* batch, head; a head's rows are contiguous */
+    uint32_t reserved[4];   /* 0; room to append without moving what follows */
+} tb_attention;
+
 typedef struct tb_problem {
     uint32_t struct_size;   /* sizeof(tb_problem) as the host built it */
     uint32_t op;            /* a tb_op; read only the member it names */
     tb_gemm  gemm;          /* op == TB_OP_GEMM */
     /* ---- v1 ends here ---- */
     tb_gemm_scales gemm_scales; /* growth 1; covered when struct_size >= TB_PROBLEM_G1_SIZE */
+    /* ---- growth 1 ends here ---- */
+    tb_attention attention; /* growth 2, op == TB_OP_ATTENTION_FWD; covered when
+                               struct_size >= TB_PROBLEM_G2_SIZE */
     /* new operations' members are appended here */
 } tb_problem;
 
-/* Sizes of the problem layouts so far. A variant built against a header older than growth 1
- * never sees gemm_scales: it cannot express an FP8 product, so the host never offers it one
- * (the rule in docs/writing-a-variant.md, "Growth"). A variant says which layout it was built
- * against by answering extension(TB_EXT_PROBLEM_SIZE) with a pointer to a uint32_t holding
- * sizeof(tb_problem); a variant without that answer is treated as v1, and an FP8 problem
- * offered to none such: the host records it unsupported ("built against the v1 problem (no FP8
- * scales): rebuild with variant.h growth 1") without calling supports(). */
+/* Sizes of the problem layouts so far (v1 160 bytes, growth 1 176, growth 2 392 on every
+ * LP64 target; tests/test_abi.c pins each offset). A variant built against a header older
+ * than growth 1 never sees gemm_scales: it cannot express an FP8 product, so the host never
+ * offers it one; a variant built before growth 2 never sees attention, so the host never
+ * offers it an attention problem (the rule in docs/writing-a-variant.md, "Growth"). A variant
+ * says which layout it was built against by answering extension(TB_EXT_PROBLEM_SIZE) with a
+ * pointer to a uint32_t holding sizeof(tb_problem); a variant without that answer is treated
+ * as v1. A problem a variant's layout does not cover is recorded unsupported without calling
+ * supports(): "built against the v1 problem (no FP8 scales): rebuild with variant.h growth 1",
+ * "built before variant.h growth 2 (no attention problem): rebuild with growth 2". */
 #define TB_PROBLEM_V1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales)))
 #define TB_PROBLEM_G1_SIZE ((uint32_t)(offsetof(tb_problem, gemm_scales) + sizeof(tb_gemm_scales)))
+#define TB_PROBLEM_G2_SIZE ((uint32_t)(offsetof(tb_problem, attention) + sizeof(tb_attention)))
 #define TB_EXT_PROBLEM_SIZE "tb.problem_size"
+
+/* Which operations a variant computes (growth 2): extension(TB_EXT_OPS) returns a pointer to
+ * an array of uint32_t tb_op values ended by 0, e.g. { TB_OP_ATTENTION_FWD, 0 }. A variant
+ * without that answer computes TB_OP_GEMM only, as every variant built before growth 2 does;
+ * the host offers a problem only to a variant whose list holds its op, so a supports() of
+ * NULL ("everything") never reaches an operation its author did not write. An attention
+ * variant answers both keys: TB_EXT_OPS and, with sizeof(tb_problem) >= TB_PROBLEM_G2_SIZE,
+ * TB_EXT_PROBLEM_SIZE. */
+#define TB_EXT_OPS "tb.ops"
 
 /* True when a is an 8-bit floating-point type (the types that carry a scale). */
 static inline int tb_dtype_is_fp8(uint32_t t) { return t == TB_DTYPE_E4M3 || t == TB_DTYPE_E5M2; }
 
 /* Device buffers of one launch. For TB_OP_GEMM: in[0] = A, in[1] = B, in[2] = C (NULL when
- * beta == 0), out[0] = D. Every pointer is at least 256-byte aligned. */
+ * beta == 0), out[0] = D. For TB_OP_ATTENTION_FWD: in[0] = Q, in[1] = K, in[2] = V, out[0] = O,
+ * out[1] = LSE (both outputs written entirely). Every pointer is at least 256-byte aligned. */
 #define TB_MAX_IN  8
 #define TB_MAX_OUT 4
 typedef struct tb_buffers {
