@@ -1,0 +1,589 @@
+/* wgmma_kernel.cuh - the device side of the Hopper TMA + wgmma GEMM, one skeleton for every
+ * operand type: variants/wgmma/wgmma.cu (BF16, four layouts) and variants/wgmma_fp8/wgmma_fp8.cu
+ * (E4M3, tn) include it; the design (ring, warp specialisation, clusters, raster, epilogue,
+ * stream-K) is described at the top of wgmma.cu, the FP8 differences at the top of wgmma_fp8.cu.
+ *
+ * Owns: the point's configuration (config, cfg: shared-memory layout, register split, static
+ * checks), an operand's stage layout and TMA boxes in either major order (operand), the
+ * kernel's parameter (kparams), the raster (cluster_tile), the producer's loads, the stream-K
+ * units, and the kernel body (gemm_body) that the family files wrap in their __global__
+ * kernels; the epilogue (TMA-store or predicated) is wgmma_epilogue.cuh's, included here.
+ * No host code (wgmma_host.cuh) and no state; everything is in an anonymous namespace, one
+ * copy per translation unit.
+ *
+ * The including file defines, before including it: TB_WGMMA_OP, its operand traits, a struct
+ * with ELEM_BYTES (1 or 2: a k-block BK is 128 / ELEM_BYTES elements, one 128-byte swizzled
+ * row), K_INSTR (the k of one wgmma: 16 BF16, 32 E4M3), MN_OK (whether MN-major operands are
+ * allowed: wgmma transposes only 16-bit types), WHOLE_TILES (the consumer's schedule: false,
+ * next_unit()'s units with stream-K; true, whole tiles with optional promotion, TB_PROMOTE),
+ * TMA_TYPE and SCALED (host: wgmma_host.cuh), and mma<AMN, BMN>(acc, da, db, scale_d), one
+ * k-step of one m64 block (the accumulator count picks the instruction's n); and the point's
+ * knobs TB_TILE_M ... TB_SWIZZLE (CMake), with TB_EPI_CONFLICT, TB_STREAMK, TB_PROMOTE and the
+ * TB_EXP_* experiments 0 or their defaults when not defined.
+ */
+#ifndef TB_VARIANTS_WGMMA_KERNEL_CUH
+#define TB_VARIANTS_WGMMA_KERNEL_CUH
+
+#include <cuda.h>           /* CUtensorMap: types only, libcuda is not linked */
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+#if !defined(TB_TILE_M) || !defined(TB_TILE_N) || !defined(TB_STAGES) ||                  \
+    !defined(TB_CLUSTER_M) || !defined(TB_CLUSTER_N) || !defined(TB_PINGPONG) ||          \
+    !defined(TB_RASTER_N) || !defined(TB_SWIZZLE) || !defined(TB_WGMMA_OP)
+#error "wgmma_kernel.cuh needs TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG, TB_RASTER_N, TB_SWIZZLE and TB_WGMMA_OP"
+#endif
+#ifndef TB_EPI_CONFLICT
+#define TB_EPI_CONFLICT 0
+#endif
+#ifndef TB_STREAMK
+#define TB_STREAMK 0
+#endif
+#ifndef TB_PROMOTE
+#define TB_PROMOTE 0
+#endif
+/* split-K (stream-K points, under half a wave): only from 8 k-blocks, ranges of at least 4 */
+#define WG_SK_MIN_K_ITERS 8
+#define WG_SK_MIN_PER 4
+/* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
+ * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
+ * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
+ * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint. */
+#ifndef TB_EXP_WAIT0
+#define TB_EXP_WAIT0 0
+#endif
+#ifndef TB_EXP_L2PROMO
+#define TB_EXP_L2PROMO 256
+#endif
+#ifndef TB_EXP_MAXCTAS
+#define TB_EXP_MAXCTAS 0
+#endif
+#ifndef TB_EXP_SUSPEND              /* mbarrier try_wait suspend-time hint in ns (0: none) */
+#define TB_EXP_SUSPEND 0
+#endif
+
+#include "wgmma_ptx.cuh"    /* the PTX wrappers: mbarriers, TMA, wgmma, stmatrix, descriptors */
+#include "cp_async.cuh"     /* ld_shared_b32, for the predicated epilogue */
+
+namespace {
+
+/* A point's configuration: the operand type's traits (Op, the family file's) and the CMake
+ * knobs. BK is one k-block, 128 bytes of a row of either operand type. */
+template <class Op_, int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int SW_,
+          int EC_, int SK_, int PR_>
+struct config {
+    using Op = Op_;
+    static constexpr int TILE_M = TM_, TILE_N = TN_, BK = 128 / Op::ELEM_BYTES, STAGES = STAGES_;
+    static constexpr int CM = CM_, CN = CN_, CSIZE = CM_ * CN_;
+    static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ == 1, CONFLICT = EC_ != 0;
+    static constexpr bool RASTER_H = RN_ == 2;
+    static constexpr bool STREAMK = SK_ != 0;
+    static constexpr int SWIZZLE = SW_;
+    static constexpr int PROMOTE = PR_;                 /* k-blocks per promotion, 0: none */
+    static constexpr int GROUP = PR_ > 0 ? PR_ : 1;     /* PROMOTE as a divisor */
+    static constexpr int THREADS = 384;                 /* producer + 2 consumer warpgroups */
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+    static constexpr int WG_M = PINGPONG ? TILE_M : TILE_M / 2;  /* rows one consumer owns */
+    static constexpr int MI = WG_M / 64;                /* m64 wgmmas per k step */
+    static constexpr int ACC = TILE_N / 2;              /* f32 accumulators per m64 block */
+    static constexpr int ROW_BYTES = BK * Op::ELEM_BYTES;   /* one 128-byte swizzled row */
+    static constexpr int STAGE_A = TILE_M * ROW_BYTES, STAGE_B = TILE_N * ROW_BYTES;
+    static constexpr int STAGE_BYTES = STAGE_A + STAGE_B;
+    /* Rows of the shared operand each CTA of a cluster loads and multicasts. */
+    static constexpr int A_LOAD_ROWS = TILE_M / CN, B_LOAD_ROWS = TILE_N / CM;
+    static constexpr int CHUNKS = TILE_N / 64;          /* 64-column epilogue chunks */
+    static constexpr int EPI_BUF = WG_M * 128;          /* one chunk of one consumer */
+    static constexpr int EPI_BUFS = WG_M == 64 ? 2 : 1; /* per consumer */
+    static constexpr int EPI_BYTES = 2 * EPI_BUFS * EPI_BUF;
+    static constexpr int EMPTY_ARRIVALS = (PINGPONG ? 1 : 2) * CSIZE;
+    /* 1024 bytes of slack to align the ring to the 1024-byte swizzle atom, then the ring,
+     * the epilogue buffers and the mbarriers. */
+    static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + EPI_BYTES + 16 * STAGES;
+
+    static_assert(TILE_N == 128 || TILE_N == 256, "tile_n must be 128 or 256");
+    static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows");
+    static_assert(MI * ACC <= 128, "at most 128 accumulators per consumer thread");
+    static_assert(PROMOTE >= 0 && (PROMOTE == 0 || (Op::WHOLE_TILES && MI * ACC <= 64)),
+                  "promotion (the whole-tile loop) keeps 2 accumulator sets: a consumer of 64 "
+                  "rows and n <= 128");
+    static_assert(STAGES >= 2, "the ring needs at least 2 stages");
+    static_assert(CSIZE == 1 || CSIZE == 2, "clusters of 1 or 2 CTAs (1x1, 2x1, 1x2)");
+    static_assert(A_LOAD_ROWS % 8 == 0 && B_LOAD_ROWS % 8 == 0 && A_LOAD_ROWS <= 256 &&
+                  B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
+    static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
+    static_assert(RN_ >= 0 && RN_ <= 2 && (!RASTER_H || SWIZZLE == 1), "raster m, n, or h (swizzle 1)");
+    static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG && !Op::WHOLE_TILES),
+                  "stream-K: cooperative, no cluster, the unit loop");
+    static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
+    static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
+};
+
+using cfg = config<TB_WGMMA_OP, TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N,
+                   TB_PINGPONG, TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT, TB_STREAMK, TB_PROMOTE>;
+
+/* One operand (A: TILE = TILE_M, shared by the CN CTAs of a 1x2 cluster; B: TILE = TILE_N,
+ * shared by the CM CTAs of a 2x1 cluster) in its major order. Either way a stage holds TILE x
+ * BK elements (64 BF16, 128 E4M3) in 128-byte swizzled rows, TILE * 128 bytes:
+ *  - K-major (MN = false): row r (MN index r, its BK k) at r * 128; one TMA box of BK k x TILE
+ *    rows, or of BK k x TILE / SHARE rows from each CTA of a cluster sharing the operand.
+ *  - MN-major (MN = true; BF16 only, Op::MN_OK): TILE / 64 blocks of 64 MN elements, block b at b * 8192, k-row r of
+ *    a block (its 64 MN elements, 128 bytes) at r * 128 in it; one TMA box of 64 MN x 64 k per
+ *    block. A CTA sharing the operand loads BLOCKS / SHARE whole blocks, or, when the blocks do
+ *    not divide (64-wide tile, two CTAs), 64 / SHARE k-rows of every block (SPLIT_K). */
+template <bool MN, int TILE, int SHARE>
+struct operand {
+    static constexpr int BLOCKS = TILE / 64;            /* MN-major: 64-wide MN blocks */
+    static constexpr int BLOCK_BYTES = 64 * cfg::ROW_BYTES;   /* 8192: one block of a stage */
+    static constexpr bool SPLIT_K = MN && SHARE > 1 && BLOCKS % SHARE != 0;
+    static constexpr int LOAD_ROWS = TILE / SHARE;      /* K-major: rows each CTA loads */
+    static constexpr int LOAD_BLOCKS = SPLIT_K ? BLOCKS : BLOCKS / SHARE;   /* MN-major */
+    static constexpr int BOX_OUTER = MN ? (SPLIT_K ? cfg::BK / SHARE : cfg::BK) : LOAD_ROWS;
+    /* descriptor: leading byte offset >> 4 (K-major swizzled: unused, 1; MN-major: from one
+     * 64-wide MN block to the next) and the bytes one wgmma's k (Op::K_INSTR: 16 BF16, 32 E4M3)
+     * moves the start address (K-major: along the row, 32 bytes; MN-major: 16 k-rows) */
+    static constexpr uint32_t LBO = MN ? (uint32_t)BLOCK_BYTES >> 4 : 1u;
+    static constexpr int KSTEP = MN ? cfg::Op::K_INSTR * cfg::ROW_BYTES : cfg::Op::K_INSTR * cfg::Op::ELEM_BYTES;
+    static_assert(!MN || cfg::Op::MN_OK, "this operand type has no MN-major wgmma");
+    static_assert(!MN || (TILE % 64 == 0 && LOAD_BLOCKS * (SPLIT_K ? 1 : SHARE) == BLOCKS),
+                  "an MN-major tile is made of 64-wide blocks, each loaded once");
+    static_assert(BOX_OUTER % 8 == 0 && BOX_OUTER <= 256, "TMA boxes of 8..256 whole swizzle rows");
+};
+
+template <bool AMN> using opA = operand<AMN, cfg::TILE_M, cfg::CN>;
+template <bool BMN> using opB = operand<BMN, cfg::TILE_N, cfg::CM>;
+
+/* The kernel's one parameter, passed as __grid_constant__ so the tensor maps stay in
+ * parameter space, where TMA reads them. */
+struct kparams {                    /* 64-byte aligned through CUtensorMap */
+    CUtensorMap a, b, d;            /* A, B (K-major: k x rows boxes; MN-major: 64 x k), D (n x m) */
+    const __nv_bfloat16 *c;         /* NULL when beta == 0 */
+    int64_t ldc;
+    float alpha, beta;
+    int m, n, k_iters;
+    int ctiles_m, ctiles_n;         /* the tile grid in cluster tiles (CM x CN tiles each) */
+    int num_ctiles;
+    int band;                       /* raster band width in cluster tiles */
+    const uint32_t *order;          /* raster h: cluster tile t at (order[t] >> 16, & 0xffff) */
+    /* stream-K tail (cfg::STREAMK; otherwise sk_first = num_ctiles, sk_total = 0): tiles from
+     * sk_first on are split by k-blocks, sk_total block-iterations in ranges of sk_per */
+    int sk_first, sk_per, sk_total;
+    float *ws;                      /* partial sums: slot c holds CTA c's, TILE_M x TILE_N */
+    int *flags;                     /* flags[c] = 1 once slot c is written */
+    /* the predicated epilogue (wgmma_gemm_pd, ldd not a multiple of 8): D and its row pitch.
+     * They sit in the tail padding of the 64-byte-aligned struct (488 bytes of fields before
+     * them, 504 with them), so the parameter stays 512 bytes and the TMA-store kernel's PTX
+     * is unchanged. */
+    __nv_bfloat16 *dptr;
+    int64_t ldd;
+};
+static_assert(sizeof(kparams) == 512, "kparams grew: the TMA-store kernels' parameter changes size");
+
+/* ---- the kernel ------------------------------------------------------------------------- */
+
+/* Named barriers (0 is __syncthreads): 2 + c, one consumer warpgroup's 128 threads; 4 + c,
+ * pingpong's "consumer c may run its main loop" (256 threads: c syncs, the other arrives);
+ * 6, the two consumers of a stream-K tile (256 threads). */
+constexpr int BAR_WG = 2, BAR_ORDER = 4, BAR_SK = 6;   /* 6: both consumers (stream-K) */
+
+/* Cluster tile t -> (row, column) in the grid of cluster tiles: see the raster note above. */
+__device__ __forceinline__ void cluster_tile(const kparams &p, int t, int &ctm, int &ctn)
+{
+    if (cfg::RASTER_H) {
+        const uint32_t v = __ldg(p.order + t);
+        ctm = (int)(v >> 16);
+        ctn = (int)(v & 0xffffu);
+    } else if (!cfg::RASTER_N) {
+        const int per_band = p.band * p.ctiles_n;
+        const int band = t / per_band, first = band * p.band;
+        const int rows = min(p.band, p.ctiles_m - first);
+        const int w = t - band * per_band;
+        ctm = first + w % rows;
+        ctn = w / rows;
+    } else {
+        const int per_band = p.band * p.ctiles_m;
+        const int band = t / per_band, first = band * p.band;
+        const int cols = min(p.band, p.ctiles_n - first);
+        const int w = t - band * per_band;
+        ctn = first + w % cols;
+        ctm = w / cols;
+    }
+}
+
+#include "wgmma_epilogue.cuh"  /* add_c(), epilogue<PD>() */
+
+/* The producer's loads of an MN-major operand's k-block kb into the stage at dst (see
+ * operand): every 64-wide block of the tile, or, when SHARE CTAs share it, this CTA's part
+ * (rank) multicast to all of them. (A K-major operand's one box is loaded in the kernel.) */
+template <int TILE, int SHARE>
+__device__ __forceinline__ void load_mn(uint32_t dst, const CUtensorMap *map, uint32_t fb, int kb,
+                                        int mn0, int rank)
+{
+    using op = operand<true, TILE, SHARE>;
+    constexpr uint16_t mask = (uint16_t)((1u << cfg::CSIZE) - 1);
+    if constexpr (SHARE == 1) {
+        (void)rank;
+#pragma unroll
+        for (int b = 0; b < op::BLOCKS; b++)
+            tma_load(dst + b * op::BLOCK_BYTES, map, fb, mn0 + b * 64, kb * cfg::BK);
+    } else if constexpr (!op::SPLIT_K) {
+#pragma unroll
+        for (int i = 0; i < op::LOAD_BLOCKS; i++) {
+            const int b = rank * op::LOAD_BLOCKS + i;
+            tma_load_multicast(dst + b * op::BLOCK_BYTES, map, fb, mn0 + b * 64, kb * cfg::BK, mask);
+        }
+    } else {
+#pragma unroll
+        for (int b = 0; b < op::BLOCKS; b++)
+            tma_load_multicast(dst + b * op::BLOCK_BYTES + rank * op::BOX_OUTER * cfg::ROW_BYTES, map,
+                               fb, mn0 + b * 64, kb * cfg::BK + rank * op::BOX_OUTER, mask);
+    }
+}
+
+/* The producer's loads of k-block kb of the tile at (m0, n0) into ring slot `slot`, its full
+ * mbarrier armed with the stage's bytes first: one box per K-major operand (this CTA's part,
+ * multicast, when a cluster shares it), load_mn()'s boxes per MN-major one. A macro, not a
+ * function: written as a __forceinline__ function it moved the BF16 producer's PTX (the
+ * phase update compiled differently), and both loops of gemm_body() use it. */
+#define WG_LOAD_KBLOCK()                                                                        \
+    const uint32_t fb = full + 8 * slot;                                                        \
+    mbar_expect_tx(fb, cfg::STAGE_BYTES);                                                       \
+    const uint32_t a_dst = sA + slot * cfg::STAGE_A;                                            \
+    const uint32_t b_dst = sB + slot * cfg::STAGE_B;                                            \
+    if constexpr (!AMN) {                                                                       \
+        if (cfg::CN > 1)                                                                        \
+            tma_load_multicast(a_dst + rank_n * cfg::A_LOAD_ROWS * cfg::ROW_BYTES, &p.a,        \
+                               fb, kb * cfg::BK, m0 + rank_n * cfg::A_LOAD_ROWS,                \
+                               (uint16_t)((1u << cfg::CSIZE) - 1));                             \
+        else                                                                                    \
+            tma_load(a_dst, &p.a, fb, kb * cfg::BK, m0);                                        \
+    } else {                                                                                    \
+        load_mn<cfg::TILE_M, cfg::CN>(a_dst, &p.a, fb, kb, m0, rank_n);                         \
+    }                                                                                           \
+    if constexpr (!BMN) {                                                                       \
+        if (cfg::CM > 1)                                                                        \
+            tma_load_multicast(b_dst + rank_m * cfg::B_LOAD_ROWS * cfg::ROW_BYTES, &p.b,        \
+                               fb, kb * cfg::BK, n0 + rank_m * cfg::B_LOAD_ROWS,                \
+                               (uint16_t)((1u << cfg::CSIZE) - 1));                             \
+        else                                                                                    \
+            tma_load(b_dst, &p.b, fb, kb * cfg::BK, n0);                                        \
+    } else {                                                                                    \
+        load_mn<cfg::TILE_N, cfg::CM>(b_dst, &p.b, fb, kb, n0, rank_m);                         \
+    }
+
+/* This CTA's next unit of work: whole data-parallel tiles (t, stride ncl) while below
+ * sk_first, then the k-block segments of its stream-K range [s, e). 0 when none is left. */
+__device__ __forceinline__ bool next_unit(const kparams &p, int ncl, int &t, int &s, int e,
+                                          int &tile, int &kb0, int &kb1)
+{
+    if (t < p.sk_first) {
+        tile = t;
+        kb0 = 0;
+        kb1 = p.k_iters;
+        t += ncl;
+        return true;
+    }
+    if (cfg::STREAMK && s < e) {
+        tile = p.sk_first + s / p.k_iters;
+        kb0 = s % p.k_iters;
+        kb1 = min(p.k_iters, kb0 + (e - s));
+        s += kb1 - kb0;
+        return true;
+    }
+    return false;
+}
+
+__device__ __forceinline__ int ld_acquire(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_release(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+/* The whole-tile loop's pieces (Op::WHOLE_TILES, the FP8 family): one k-block (BK / K_INSTR
+ * wgmma k-steps) of every m64 block into acc, `fresh` overwriting it (scale_d = 0 on the first
+ * step; da, db: the slot's descriptors, this consumer's first row); acc += t (promotion into
+ * FP32 registers). */
+__device__ __forceinline__ void mma_kblock(float (&acc)[cfg::MI][cfg::ACC], uint32_t da,
+                                           uint32_t db, bool fresh)
+{
+    constexpr int KSTEP = opA<false>::KSTEP;
+#pragma unroll
+    for (int kk = 0; kk < cfg::BK / cfg::Op::K_INSTR; kk++) {
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++)
+            cfg::Op::mma<false, false>(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * KSTEP) >> 4),
+                                       db + (uint32_t)((kk * KSTEP) >> 4), (!fresh || kk != 0) ? 1 : 0);
+    }
+}
+
+__device__ __forceinline__ void add_acc(float (&acc)[cfg::MI][cfg::ACC],
+                                        const float (&t)[cfg::MI][cfg::ACC])
+{
+#pragma unroll
+    for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+        for (int i = 0; i < cfg::ACC; i++) acc[mi][i] += t[mi][i];
+}
+
+/* The kernel's body. AMN, BMN: A, B MN-major (A column-major, B row-major) rather than
+ * K-major; PD: the predicated epilogue (see epilogue()). The family files' kernels wrap it
+ * (BF16: two per layout, so that the TMA-store kernel, PD false, compiles to the code it had
+ * before the predicated one existed). Two schedules of the same ring, MMAs and epilogue:
+ *  - the unit loop (BF16): next_unit()'s units, whole tiles then stream-K / split-K segments;
+ *  - the whole-tile loop (Op::WHOLE_TILES, FP8): whole tiles only, its k-blocks optionally in
+ *    groups of PROMOTE promoted into FP32 registers (wgmma_fp8.cu's top comment). Each loop is
+ *    written as its family's kernel had it, so that each kernel's PTX stayed byte for byte. */
+template <bool AMN, bool BMN, bool PD>
+__device__ __forceinline__ void gemm_body(const kparams &p)
+{
+    using A = opA<AMN>;
+    using B = opB<BMN>;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t sA = base;
+    const uint32_t sB = sA + cfg::STAGES * cfg::STAGE_A;
+    const uint32_t sE = sB + cfg::STAGES * cfg::STAGE_B;
+    const uint32_t full = sE + cfg::EPI_BYTES;      /* STAGES mbarriers of 8 bytes */
+    const uint32_t empty = full + 8 * cfg::STAGES;
+
+    const int wg = threadIdx.x >> 7, wtid = threadIdx.x & 127;
+    const uint32_t crank = cfg::CSIZE > 1 ? cluster_ctarank() : 0;
+    const int rank_m = cfg::CM > 1 ? (int)crank : 0, rank_n = cfg::CN > 1 ? (int)crank : 0;
+    const int cid = blockIdx.x / cfg::CSIZE, ncl = gridDim.x / cfg::CSIZE;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < cfg::STAGES; s++) {
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, cfg::EMPTY_ARRIVALS);
+        }
+        fence_mbar_init();
+    }
+    if (cfg::CSIZE > 1) cluster_sync_all();
+    else __syncthreads();
+
+    if (wg == 0) {
+        /* ---- producer ---- */
+        setmaxnreg_dec<cfg::PRODUCER_REGS>();
+        if (wtid == 0) {
+            tma_prefetch(&p.a);
+            tma_prefetch(&p.b);
+            if constexpr (cfg::Op::WHOLE_TILES) {
+                uint32_t slot = 0, phase = 0;
+                for (int t = cid; t < p.num_ctiles; t += ncl) {
+                    int ctm, ctn;
+                    cluster_tile(p, t, ctm, ctn);
+                    const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
+                    const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+                    for (int kb = 0; kb < p.k_iters; kb++) {
+                        mbar_wait(empty + 8 * slot, phase ^ 1u);
+                        WG_LOAD_KBLOCK();
+                        if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+                    }
+                }
+            } else {
+            uint32_t slot = 0, phase = 0;
+            int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+            const int e = min(s + p.sk_per, p.sk_total);
+            while (next_unit(p, ncl, t, s, e, tile, kb0, kb1)) {
+                int ctm, ctn;
+                cluster_tile(p, tile, ctm, ctn);
+                const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
+                const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+                for (int kb = kb0; kb < kb1; kb++) {
+                    mbar_wait(empty + 8 * slot, phase ^ 1u);
+                    WG_LOAD_KBLOCK();
+                    if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+                }
+            }
+            }
+        }
+    } else {
+        /* ---- consumers ---- */
+        setmaxnreg_inc<cfg::CONSUMER_REGS>();
+        const int cw = wg - 1;
+        /* consumer cw's rows start WG_M * 128 bytes in: WG_M rows of 128 bytes (K-major) or
+         * WG_M / 64 blocks of 8192 (MN-major), the same offset; so is m64 block mi's below */
+        const uint32_t da0 = desc_lo<A::LBO>(sA + (cfg::PINGPONG ? 0 : cw * cfg::WG_M * cfg::ROW_BYTES));
+        const uint32_t db0 = desc_lo<B::LBO>(sB);
+        const uint32_t ebuf = sE + cw * cfg::EPI_BUFS * cfg::EPI_BUF;
+        float acc[cfg::MI][cfg::ACC];
+        /* promotion's temporaries (a group of PROMOTE k-blocks); unused and removed by the
+         * compiler without promotion */
+        float tmp[cfg::MI][cfg::ACC];
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+            for (int i = 0; i < cfg::ACC; i++) {
+                if constexpr (cfg::Op::WHOLE_TILES) acc[mi][i] = tmp[mi][i] = 0.f;
+                else acc[mi][i] = 0.f;
+            }
+
+        /* Give slot s back to the producers of every CTA in the cluster. */
+        auto release = [&](uint32_t s) {
+            if (cfg::CSIZE == 1) {
+                if (wtid == 0) mbar_arrive(empty + 8 * s);
+            } else {
+                if (wtid < cfg::CSIZE) mbar_arrive_cluster(empty + 8 * s, (uint32_t)wtid);
+            }
+        };
+
+        uint32_t echunk = 0;
+        const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;   /* pingpong: no stream-K */
+        int j = 0;                          /* this CTA's unit count */
+        if constexpr (cfg::Op::WHOLE_TILES) {
+        for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
+            if (cfg::PINGPONG && (j & 1) != cw) continue;
+            int ctm, ctn;
+            cluster_tile(p, t, ctm, ctn);
+            const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M + (cfg::PINGPONG ? 0 : cw * cfg::WG_M);
+            const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+            const uint32_t it0 = (uint32_t)j * (uint32_t)p.k_iters;  /* k-blocks loaded before */
+            uint32_t slot = it0 % cfg::STAGES, phase = (it0 / cfg::STAGES) & 1u, prev = 0;
+            if (cfg::PROMOTE) {
+#pragma unroll
+                for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                    for (int i = 0; i < cfg::ACC; i++) acc[mi][i] = 0.f;
+            }
+            if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
+            /* One k-block: its MMAs into `into` (fresh: overwritten), committed; then k-block
+             * kb-1's are waited for and its slot released. With promotion, the last k-block of
+             * a group waits for its own MMAs too (wgmma.wait_group 0), adds the temporaries
+             * into acc and releases its slot at once; ptxas serializes every wgmma if registers
+             * of one are read while another is in flight (C7514), so the temporaries can only
+             * be read with none in flight (two sets read under wait_group 1 were tried). */
+            auto step = [&](float (&into)[cfg::MI][cfg::ACC], bool fresh, bool last) {
+                mbar_wait(full + 8 * slot, phase);
+                const uint32_t da = da0 + slot * (cfg::STAGE_A >> 4);
+                const uint32_t db = db0 + slot * (cfg::STAGE_B >> 4);
+                wgmma_fence();
+                mma_kblock(into, da, db, fresh);
+                wgmma_commit();
+                /* prev holds an unreleased slot unless this k-block starts the tile (or, with
+                 * promotion, a group): the condition is `!fresh` either way */
+                if (cfg::PROMOTE != 0 && last) {
+                    wgmma_wait<0>();
+                    add_acc(acc, into);
+                    if (!fresh) release(prev);
+                    release(slot);
+                } else if (!fresh) {
+                    wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
+                    release(prev);
+                }
+                prev = slot;
+                if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+            };
+            if constexpr (cfg::PROMOTE == 0) {
+                for (int kb = 0; kb < p.k_iters; kb++) step(acc, kb == 0, false);
+            } else {
+                /* whole groups of GROUP k-blocks into the temporaries tmp, each added at its
+                 * end (which also releases every slot of the group), then the k-blocks left
+                 * over one group each. The group is unrolled so that each step's waits are
+                 * known at compile time: a run-time choice between wait_group 0, 1 and none
+                 * makes ptxas serialize the wgmmas (C7518, seen with promote 4). */
+                int kb = 0;
+                for (; kb + cfg::GROUP <= p.k_iters; kb += cfg::GROUP) {
+#pragma unroll
+                    for (int r = 0; r < cfg::GROUP; r++) step(tmp, r == 0, r == cfg::GROUP - 1);
+                }
+                for (; kb < p.k_iters; kb++) step(tmp, true, true);
+            }
+            /* Pingpong: the other consumer's main loop may start behind these MMAs. */
+            if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
+            if constexpr (cfg::PROMOTE == 0) {
+                wgmma_wait<0>();
+                release(prev);
+            }
+            epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
+        }
+        } else {
+        uint32_t it = 0;                    /* ring position: block-iterations loaded before */
+        int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+        const int e = min(s + p.sk_per, p.sk_total);
+        for (; next_unit(p, ncl, t, s, e, tile, kb0, kb1); j++) {
+            const uint32_t it0 = it;
+            it += (uint32_t)(kb1 - kb0);
+            if (cfg::PINGPONG && (j & 1) != cw) continue;
+            int ctm, ctn;
+            cluster_tile(p, tile, ctm, ctn);
+            const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M + (cfg::PINGPONG ? 0 : cw * cfg::WG_M);
+            const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+            uint32_t slot = it0 % cfg::STAGES, phase = (it0 / cfg::STAGES) & 1u, prev = 0;
+            if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
+            for (int kb = kb0; kb < kb1; kb++) {
+                mbar_wait(full + 8 * slot, phase);
+                const uint32_t da = da0 + slot * (cfg::STAGE_A >> 4);
+                const uint32_t db = db0 + slot * (cfg::STAGE_B >> 4);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; kk++) {
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++) {
+                        cfg::Op::mma<AMN, BMN>(acc[mi], da + (uint32_t)((mi * 64 * cfg::ROW_BYTES + kk * A::KSTEP) >> 4),
+                                               db + (uint32_t)((kk * B::KSTEP) >> 4), (kb != kb0) || kk != 0);
+                    }
+                }
+                wgmma_commit();
+#if TB_EXP_WAIT0
+                wgmma_wait<0>();
+                release(slot);
+#else
+                if (kb > kb0) {
+                    wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
+                    release(prev);
+                }
+#endif
+                prev = slot;
+                if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+            }
+            /* Pingpong: the other consumer's main loop may start behind these MMAs. */
+            if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
+            wgmma_wait<0>();
+            if (!TB_EXP_WAIT0) release(prev);
+            if (cfg::STREAMK) {
+                /* each consumer thread keeps its own fragments: slot layout [i][256 threads] */
+                const int ct = cw * 128 + wtid;
+                if (kb0 != 0) {             /* a partial: leave it for the tile's owner */
+                    float *w = p.ws + (size_t)cid * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                        for (int i = 0; i < cfg::ACC; i++)
+                            __stcg(w + (mi * cfg::ACC + i) * 256 + ct, acc[mi][i]);
+                    __threadfence();
+                    bar_sync(BAR_SK, 256);
+                    if (ct == 0) st_release(p.flags + cid, 1);
+                    continue;
+                }
+                /* the owner: add the partials of the CTAs whose ranges start in this tile */
+                for (int have = kb1, c2 = cid + 1; have < p.k_iters; c2++) {
+                    if (ct == 0)
+                        while (ld_acquire(p.flags + c2) == 0) { }
+                    bar_sync(BAR_SK, 256);
+                    const float *w = p.ws + (size_t)c2 * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+                    for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                        for (int i = 0; i < cfg::ACC; i++)
+                            acc[mi][i] += __ldcg(w + (mi * cfg::ACC + i) * 256 + ct);
+                    const int s2 = c2 * p.sk_per, e2 = min(s2 + p.sk_per, p.sk_total);
+                    have += min(p.k_iters - have, e2 - s2);
+                }
+            }
+            epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
+        }
+        }
+        if (!PD && wtid == 0) bulk_wait_all();
+    }
+    /* No CTA may leave while its peer can still arrive on its barriers. */
+    if (cfg::CSIZE > 1) cluster_sync_all();
+}
+
+} // namespace
+
+#endif /* TB_VARIANTS_WGMMA_KERNEL_CUH */
