@@ -11,11 +11,12 @@
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
 #   call 2  gpu_smoke                                                                  95 s
-#           gpu_wgmma_probe, gpu_wgmma_fp8_probe (issue 23, not yet timed), gpu_layouts (issue 31: a few wgmma points' four layouts against a
-#           CPU product, then every point in tn nn nt tt; twelfth session, H100: the probe a few
-#           seconds, gpu_layouts 23 s at three samples, now five, not yet timed);
-#           gpu_skinny_probe (the skinny library's four layouts against a CPU product,
-#           thirteenth session, not yet timed: the CPU product about 10 s)
+#           gpu_fp8 (issue 23's harness side: not yet run), gpu_wgmma_probe (80 runs in a few
+#           seconds in the thirteenth session; since then the persistent multi-tile cases,
+#           about 40-60 s more, not yet run), gpu_wgmma_fp8_probe (7 s; + its multi-tile
+#           cases, about 10-15 s), gpu_skinny_probe (11 s), gpu_layouts (57 s at five samples,
+#           thirteenth session, H100). Call 2 is now about 4-5 minutes: split it with DC_TESTS
+#           if the multi-tile cases run long.
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
 # The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
@@ -23,7 +24,7 @@
 set -u
 cd "$(dirname "$0")/.."
 plan_tests=("gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
-            "gpu_smoke gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
+            "gpu_smoke gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -48,7 +49,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
+tests=(gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
