@@ -21,6 +21,7 @@
 #ifndef TB_TESTS_PROBE_COMMON_H
 #define TB_TESTS_PROBE_COMMON_H
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,20 @@ static inline int pc_parse_shapes(const char *list, int64_t (*sh)[3], int max)
         else if (*s) return -1;
     }
     return ns;
+}
+
+/* 1 when the current GPU is compute capability 9.0 (what sm_90a code runs on), its SM count in
+ * *sms; 0 otherwise (the probes then report skipped, 77). */
+static inline int pc_sm90(int *sms)
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        major != 9 || minor != 0)
+        return 0;
+    cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    return 1;
 }
 
 #endif /* TB_TESTS_PROBE_COMMON_H */

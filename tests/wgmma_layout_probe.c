@@ -304,25 +304,13 @@ int main(int argc, char **argv)
     int64_t tl[8][3];
     const int nt = pc_parse_shapes(tiles, tl, 8);
     if (nt < 0) { printf("bad shape list '%s'\n", tiles); return 2; }
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
-        major != 9 || minor != 0) {
+    if (!pc_sm90(&n_sms)) {
         printf("SKIP: no GPU of compute capability 9.0 (the wgmma family is sm_90a)\n");
         return 77;
     }
-    cudaDeviceGetAttribute(&n_sms, cudaDevAttrMultiProcessorCount, dev);
     int64_t sh[32][3];
-    int ns = 0;
-    for (const char *s = shapes; *s && ns < 32;) {
-        long long a, b, c;
-        int used = 0;
-        if (sscanf(s, "%lldx%lldx%lld%n", &a, &b, &c, &used) != 3) { printf("bad shape list '%s'\n", shapes); return 2; }
-        sh[ns][0] = a; sh[ns][1] = b; sh[ns][2] = c; ns++;
-        s += used;
-        if (*s == ',') s++;
-    }
+    const int ns = pc_parse_shapes(shapes, sh, 32);
+    if (ns < 0) { printf("bad shape list '%s'\n", shapes); return 2; }
     int64_t pd[8];
     int np = 0;
     for (const char *s = pads; *s && np < 8;) {
