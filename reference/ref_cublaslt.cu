@@ -8,6 +8,9 @@
  * and 16-byte aligned dimensions: tb_ref_cublaslt_supports), the per-tensor scales passed as
  * device scalars (A_SCALE_POINTER / B_SCALE_POINTER, cuBLASLt's A being our B), FP32 out, and
  * never fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM left 0: partial sums promoted).
+ * Each scale at its own 16-byte boundary: cuBLASLt 13.1 on the H100 answered a B scale pointer
+ * 4 bytes after the A one with NOT_SUPPORTED at cublasLtMatmul (after a heuristic that found
+ * algorithms), 2026-11-27 (docs/perf.md, fourteenth session).
  */
 #include "ref.h"
 #include <cublasLt.h>
@@ -18,15 +21,18 @@
 struct tb_ref {
     cublasLtHandle_t lt;
     void *ws;
-    float *scales;   /* device: cuBLASLt's A scale (our B's), then its B scale (our A's) */
+    float *scales;   /* device: cuBLASLt's A scale (our B's) at [0], its B scale (our A's) at
+                      * [TB_REF_SCALE_GAP]: each 16-byte aligned */
 };
 
 namespace {
 
+constexpr int TB_REF_SCALE_GAP = 4;   /* floats: 16 bytes */
+
 __global__ void set_scales(float *dst, float x_scale, float y_scale)
 {
     dst[0] = x_scale;
-    dst[1] = y_scale;
+    dst[TB_REF_SCALE_GAP] = y_scale;
 }
 
 __global__ void load_c(float *D, const __nv_bfloat16 *C, int64_t m, int64_t n, int c_col,
@@ -75,7 +81,7 @@ extern "C" int tb_ref_open(tb_ref **out, char *msg, size_t len)
     }
     cudaError_t e = cudaMalloc(&r->ws, TB_REF_WORKSPACE_BYTES);
     if (e == cudaSuccess) {
-        e = cudaMalloc(&r->scales, 2 * sizeof(float));
+        e = cudaMalloc(&r->scales, 2 * TB_REF_SCALE_GAP * sizeof(float));
         if (e != cudaSuccess) cudaFree(r->ws);
     }
     if (e != cudaSuccess) {
@@ -132,7 +138,7 @@ extern "C" int tb_ref_gemm_cublaslt_scaled(tb_ref *r, const tb_gemm *g, float sc
     int64_t sd = g->m * g->n;
     const int fp8 = g->a_type == TB_DTYPE_E4M3 && g->b_type == TB_DTYPE_E4M3;
     const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
-    const void *xs = r->scales, *ys = r->scales + 1;
+    const void *xs = r->scales, *ys = r->scales + TB_REF_SCALE_GAP;
     if (!tb_ref_cublaslt_supports(g)) {
         snprintf(msg, len, "cublaslt reference: cannot compute this problem (fp8 needs layout tn "
                  "and m, n, k, lda, ldb multiples of 16)");

@@ -12,7 +12,7 @@ db="$tmp/fp8.db"
 shapes=512x512x512,1024x1024x1024,2048x2048x2048,16x6144x4096,128x4096x4096,1x4096x14336,128x4096x14336
 "$TB" sweep --dtype e4m3 --variants "$TB_VARIANTS" --variants "$TB_ZOO" \
     --filter cublaslt --filter cublaslt-tuned --filter cublaslt-fastaccum --filter 'zoo_fp8_*' \
-    --filter simt_naive --shapes "$shapes" --max-time 0.3 --no-energy --no-progress --db "$db" \
+    --filter 'simt_naive*' --shapes "$shapes" --max-time 0.3 --no-energy --no-progress --db "$db" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"
@@ -51,7 +51,7 @@ each("fp8-2.3", "zoo_fp8_skip_k_tile", lambda r: (r["status"] == "ok" and r["dis
 each("fp8-2.4", "zoo_fp8_fp16_acc", lambda r: (r["status"] == "ok" and r["disposition"] == "incorrect"
      and r["rule"] == "elementwise" and "trial 1" in r["reason"])
      or (r["status"] == "unsupported" and "2048^3" in r["reason"]), "caught by elementwise in trial 1")
-each("fp8-2.5", "simt_naive", lambda r: r["status"] == "unsupported" and r["reason"] ==
+each("fp8-2.5", "simt_naive_bf16_w8", lambda r: r["status"] == "unsupported" and r["reason"] ==
      "built against the v1 problem (no FP8 scales): rebuild with variant.h growth 1", "declined by the host")
 for r in res.get("cublaslt-fastaccum", []):   # the rule decides; printed for docs/perf.md
     v = r.get("validation") or {}

@@ -297,7 +297,7 @@ static int measure_gemm(cudaStream_t s, int fp8, wcal_tensor *r, char *msg, size
     struct { void **p; size_t bytes; const char *what; } al[] = {
         { &g.a, in_bytes, "A" }, { &g.b, in_bytes, "B" }, { &g.d, bytes, "D" },
         { &g.ws, WCAL_WS_BYTES, "the workspace" },
-        { (void **)&g.scales, 2 * sizeof(float), "the scales" },
+        { (void **)&g.scales, 8 * sizeof(float), "the scales" },
         { (void **)&g.clk, clk_bytes, "the clock stamps" } };
     for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
         if ((e = cudaMalloc(al[i].p, al[i].bytes)) != cudaSuccess) {
@@ -305,10 +305,12 @@ static int measure_gemm(cudaStream_t s, int fp8, wcal_tensor *r, char *msg, size
                          al[i].bytes, cudaGetErrorString(e));
             goto out;
         }
-    const float scales[2] = { (float)WCAL_FP8_SCALE_A, (float)WCAL_FP8_SCALE_B };
+    /* A's scale at [0], B's at [4]: each at its own 16-byte boundary (cuBLASLt 13.1 refused a
+     * scale pointer 4 bytes after the other: NOT_SUPPORTED at cublasLtMatmul, H100, 2026-11-27) */
+    const float scales[8] = { (float)WCAL_FP8_SCALE_A, 0, 0, 0, (float)WCAL_FP8_SCALE_B, 0, 0, 0 };
     if (fp8) {
         e = (cudaError_t)tbdev_fill_e4m3(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, scales[0], s);
-        if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_e4m3(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, scales[1], s);
+        if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_e4m3(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, scales[4], s);
     } else {
         e = (cudaError_t)tbdev_fill_bf16(g.a, elems, 0x7411ull, TB_INIT_UNIFORM, s);
         if (e == cudaSuccess) e = (cudaError_t)tbdev_fill_bf16(g.b, elems, 0x7412ull, TB_INIT_UNIFORM, s);
@@ -328,7 +330,7 @@ static int measure_gemm(cudaStream_t s, int fp8, wcal_tensor *r, char *msg, size
     LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
     if (fp8) {
         /* cuBLASLt's A is our A here (D = A^T B, both K-major): A's scale, then B's */
-        const void *sa = g.scales, *sb = g.scales + 1;
+        const void *sa = g.scales, *sb = g.scales + 4;
         const int8_t fast = 0;   /* no fast accumulation: the partial sums promoted to FP32 */
         LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
         LT(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));

@@ -160,7 +160,7 @@ static inline cublasStatus_t lt_map_create(const tb_gemm *g, lt_map *m, const ch
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* FP8: the problem's scales into *dev (two device floats, allocated here; the caller frees
+/* FP8: the problem's scales into *dev (two device floats 16 bytes apart, allocated here; the caller frees
  * them with cudaFree after the map), set as the descriptor's scale pointers in the map's
  * operand order (X's scale first). Also CUBLASLT_MATMUL_DESC_FAST_ACCUM = fast (0: partial
  * sums periodically promoted to FP32, cuBLASLt's default). Synchronous: setup() only.
@@ -169,7 +169,9 @@ static inline int lt_map_set_scales(lt_map *m, const tb_problem *p, int8_t fast,
                                     char *msg, size_t len)
 {
     const float sa = p->gemm_scales.scale_a, sb = p->gemm_scales.scale_b;
-    const float h[2] = { m->d_row ? sb : sa, m->d_row ? sa : sb };
+    /* each at its own 16-byte boundary: cuBLASLt 13.1 refused (NOT_SUPPORTED at
+     * cublasLtMatmul) a scale pointer 4 bytes after the other on the H100, 2026-11-27 */
+    const float h[8] = { m->d_row ? sb : sa, 0, 0, 0, m->d_row ? sa : sb, 0, 0, 0 };
     cudaError_t e = cudaMalloc((void **)dev, sizeof h);
     if (e == cudaSuccess) e = cudaMemcpy(*dev, h, sizeof h, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
@@ -177,7 +179,7 @@ static inline int lt_map_set_scales(lt_map *m, const tb_problem *p, int8_t fast,
         snprintf(msg, len, "cannot set the fp8 scales: %s", cudaGetErrorString(e));
         return 1;
     }
-    const void *xs = *dev, *ys = *dev + 1;
+    const void *xs = *dev, *ys = *dev + 4;
     cublasStatus_t st = cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &xs, sizeof xs);
     if (st == CUBLAS_STATUS_SUCCESS)
         st = cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ys, sizeof ys);
