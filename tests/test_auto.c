@@ -253,7 +253,7 @@ int main(int argc, char **argv)
          * (a pitch not a multiple of 8, or realign_pays()), 'w' a point on the operands as they
          * are, 'k' skinny (m <= 16); docs/perf.md, "predicated epilogue and small odd shapes" */
         static const struct { int64_t m, n, k; char path; } want[] = {
-            { 127, 129, 136, 's' }, { 1023, 1025, 1032, 's' }, { 1000, 1000, 1000, 's' },
+            { 127, 129, 136, 's' }, { 1023, 1025, 1032, 's' }, { 1000, 1000, 1000, 'w' },
             { 777, 1234, 552, 's' }, { 4095, 4097, 4093, 'c' }, { 2049, 2047, 1000, 'c' },
             { 3000, 5000, 7000, 'c' }, { 8191, 8193, 8184, 'c' }, { 4095, 4097, 4096, 'w' },
             { 1, 4097, 4096, 'k' }, { 1024, 1024, 1024, 'w' }, { 4096, 4096, 4096, 'w' },
@@ -289,6 +289,8 @@ int main(int argc, char **argv)
         TB_CHECK(!tb_auto_small_pays(&long_k.gemm, align));
         tb_problem edge_k = gemm(127, 129, 4088, 0);    /* within the guard */
         TB_CHECK(tb_auto_small_pays(&edge_k.gemm, align));
+        tb_problem even_d = gemm(127, 136, 136, 0);     /* ldd 136: D needs nothing, the point */
+        TB_CHECK(!tb_auto_small_pays(&even_d.gemm, align));
     }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);

@@ -18,8 +18,9 @@
  * launch and its padding columns (n .. ldd - 1) must keep the poison; A's and B's padding
  * is NaN too, which a read of it would spread into D. A wgmma_auto library (family
  * "wgmma_auto") also runs issue 22's odd shapes (127x129x136, 777x1234x552 in every layout,
- * 1023x1025x1032 and 1000^3 in tn: its small kernel in tn, points after copies in the other
- * layouts; then 127x129x136 with beta != 0) once, every leading dimension least (ldd = n).
+ * 1023x1025x1032 and 1000^3 in tn: its small kernel in tn where ldd is odd, a point at
+ * 1000^3 and after copies in the other layouts; then 127x129x136 with beta != 0) once, every
+ * leading dimension least (ldd = n).
  * Also for the skinny library (any layout, m <= 64; CTest's gpu_skinny_probe).
  * Multi-tile cases (a point's and wgmma_auto's variants, every layout; any library's with
  * --tiles): the shapes above stop where k / 64 <= 5 < STAGES (the ring never wraps) and at ~15

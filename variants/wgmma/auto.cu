@@ -128,12 +128,15 @@ bool realign_pays(const tb_gemm *g)
  *    straddle 128-byte lines at about half rate (measured: 0.54x at 8192^3), and copying them
  *    to a pitch of 64 does not pay either (realign_pays() false: a launch of its own, which
  *    is most of a small product's time);
+ *  - D's rows not 16-byte aligned (ldd not a multiple of 8);
  *  - its 64 x 136 tiles fit one wave (132, the H100's SMs), where one CTA per tile with all of
  *    k is as parallel as the TMA points' grid (1023x1025x1032: 128 tiles against the 64x128
  *    point's 144).
- * Estimated (docs/perf.md, "predicated epilogue and small odd shapes", written before the GPU
- * ran it): 127x129x136 about 3 us against 7 (the point and a copy of D), 1023x1025x1032 about
- * 9-11 us against 22. Of the odd set it takes those two, 1000^3 and 777x1234x552. */
+ * Estimated before the GPU ran it: 127x129x136 about 3 us, 1023x1025x1032 about 9-11 us.
+ * Measured on the H100 (docs/perf.md, fourteenth session): 5.4 and 17.6 us (1.66x and 2.34x
+ * the better cuBLAS), 777x1234x552 11.4 us (1.33x); at 1000^3, 15.9 us against the TMA
+ * point's 10.9, hence the ldd condition. Of the odd set it takes 127x129x136, 777x1234x552
+ * and 1023x1025x1032. */
 bool small_pays(const tb_problem *p)
 {
     return tb_auto_small_pays(&p->gemm, ALIGN) && small_supports(p, NULL, 0);

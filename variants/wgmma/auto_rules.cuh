@@ -40,12 +40,19 @@ static inline int tb_auto_realign_pays(const tb_gemm *g)
 }
 
 /* tn (A row-major, B column-major), lda and ldb multiples of 8 but not both of
- * TB_AUTO_FULL_PITCH, the copy not paying (checked only when the table asks for 128-byte rows,
- * pitch_align > 8), at most one wave of small tiles, k at most TB_AUTO_SMALL_MAX_K. */
+ * TB_AUTO_FULL_PITCH, D's rows not 16-byte aligned (ldd not a multiple of 8), the copy not
+ * paying (checked only when the table asks for 128-byte rows, pitch_align > 8), at most one
+ * wave of small tiles, k at most TB_AUTO_SMALL_MAX_K.
+ * The ldd condition is what the H100 measured (docs/perf.md, fourteenth session): the small
+ * kernel beat the path before it on the three odd shapes whose D pitch is odd (127x129x136
+ * 5.4 us against 7.0, 777x1234x552 11.4 against 13.6, 1023x1025x1032 17.6 against 22.0) and
+ * lost on 1000^3 (15.9 us against the TMA point's 10.9 at its pitch of 1000), where D needs
+ * nothing. A rule consistent with four shapes, not a measured crossover. */
 static inline int tb_auto_small_pays(const tb_gemm *g, long pitch_align)
 {
     if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL) return 0;
     if (g->lda % 8 != 0 || g->ldb % 8 != 0 || g->k > TB_AUTO_SMALL_MAX_K) return 0;
+    if (g->ldd % 8 == 0) return 0;
     if (g->lda % TB_AUTO_FULL_PITCH == 0 && g->ldb % TB_AUTO_FULL_PITCH == 0) return 0;
     if (pitch_align > 8 && tb_auto_realign_pays(g)) return 0;
     const long long tiles = (long long)((g->m + TB_AUTO_SMALL_BM - 1) / TB_AUTO_SMALL_BM) *

@@ -79,29 +79,85 @@ struct sm_params {
     float alpha, beta;
 };
 
-/* The copies of k-block kb of the tile at (m0, n0) into the stage at dst: A's 64 rows, then
- * B's BN, 8 chunks of 16 bytes a row. */
+/* A thread's share of every stage's copies, fixed for the tile: stage chunk i = j * 128 + tid
+ * (round j) is row j * 16 + tid / 8 of A (rounds j < SM_RA) or of B (the rest), 16-byte column
+ * tid % 8 of the 128-byte k-block, so the column, the row's swizzle (row & 7 = (tid / 8) & 7)
+ * and hence the shared offset within a round (tid-dependent part dst0, plus j * 2048) never
+ * change; the rows advance 16 a round. Computed once, before the k loop: the per-block
+ * address arithmetic of the first version (about 490 instructions a warp a k-block for
+ * BN = 136, from the chunk index alone) made the 4-warp CTA issue-bound at 2,300 cycles a
+ * block (ncu, 1000^3, H100, 2026-11-27: docs/perf.md, fourteenth session). */
 template <int BN>
-__device__ __forceinline__ void sm_load(const sm_params &p, uint32_t dst, int kb, int m0, int n0)
+struct sm_thread {
+    static constexpr int RA = SM_BM / 16;                      /* A's rounds */
+    static constexpr int ROUNDS = (SM_BM + BN) * 8 / SM_THREADS + (((SM_BM + BN) * 8) % SM_THREADS ? 1 : 0);
+    const __nv_bfloat16 *pa, *pb;   /* this thread's first A row / B row, at its column */
+    int64_t step_a, step_b;         /* 16 rows of A, of B, in elements */
+    uint32_t dst0;                  /* the shared offset within round 0 */
+    uint32_t ok;                    /* bit j: round j's row is inside m (A) or n (B), and the
+                                     * round exists for this thread (the last may be partial) */
+    uint32_t all;                   /* bit j: round j exists for this thread */
+    int kc;                         /* this thread's first k within a k-block (column * 8) */
+};
+
+template <int BN>
+__device__ __forceinline__ sm_thread<BN> sm_thread_init(const sm_params &p, int m0, int n0)
 {
-    using C = sm_cfg<BN>;
-    static_assert(C::CHUNKS_A % SM_THREADS == 0, "A's chunks: whole rounds of the CTA");
-    constexpr int ROUNDS = (C::CHUNKS_A + C::CHUNKS_B + SM_THREADS - 1) / SM_THREADS;
-    const int k0 = kb * SM_BK;
+    using T = sm_thread<BN>;
+    static_assert(sm_cfg<BN>::CHUNKS_A == T::RA * SM_THREADS, "A's chunks: whole rounds of the CTA");
+    static_assert(T::ROUNDS <= 32, "the round mask is 32 bits");
+    T t;
+    const int r = (int)threadIdx.x >> 3, c = (int)threadIdx.x & 7;
+    t.kc = c * 8;
+    t.dst0 = (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4));
+    t.step_a = 16 * p.lda;
+    t.step_b = 16 * p.ldb;
+    t.pa = p.a + (int64_t)(m0 + r) * p.lda + t.kc;
+    t.pb = p.b + (int64_t)(n0 + r) * p.ldb + t.kc;
+    t.ok = t.all = 0;
 #pragma unroll
-    for (int j = 0; j < ROUNDS; j++) {
-        const int i = j * SM_THREADS + (int)threadIdx.x;   /* A in rounds j < CHUNKS_A / 128 */
-        if (i >= C::CHUNKS_A + C::CHUNKS_B) break;
-        const bool is_a = j < C::CHUNKS_A / SM_THREADS;
-        const int r = is_a ? i >> 3 : (i - C::CHUNKS_A) >> 3, c = i & 7;
-        const int row = (is_a ? m0 : n0) + r, kc = k0 + c * 8;
-        const int left = p.k - kc;      /* k elements from this chunk's first on */
-        const bool in = row < (is_a ? p.m : p.n) && left > 0;
-        const uint32_t bytes = in ? (left >= 8 ? 16u : (uint32_t)left * 2u) : 0u;
-        const __nv_bfloat16 *base = is_a ? p.a : p.b;
-        const __nv_bfloat16 *src = in ? base + (int64_t)row * (is_a ? p.lda : p.ldb) + kc : base;
-        cp_async_16(dst + (is_a ? 0u : (uint32_t)C::STAGE_A) + (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4)),
-                    src, bytes);
+    for (int j = 0; j < T::ROUNDS; j++) {
+        const int i = j * SM_THREADS + (int)threadIdx.x;
+        const bool is_a = j < T::RA;
+        const int row = is_a ? m0 + j * 16 + r : n0 + (j - T::RA) * 16 + r;
+        if (i < sm_cfg<BN>::CHUNKS_A + sm_cfg<BN>::CHUNKS_B) {
+            t.all |= 1u << j;
+            if (row < (is_a ? p.m : p.n)) t.ok |= 1u << j;
+        }
+    }
+    return t;
+}
+
+/* The copies of k-block kb into the stage at dst: A's 64 rows, then B's BN, 8 chunks of 16
+ * bytes a row. A chunk outside m or n asks for 0 bytes (written as zeros, nothing read); in
+ * the last k-block, a chunk that reaches past k asks for the bytes before k. */
+template <int BN>
+__device__ __forceinline__ void sm_load(const sm_params &p, const sm_thread<BN> &t, uint32_t dst, int kb)
+{
+    using T = sm_thread<BN>;
+    const int k0 = kb * SM_BK;
+    const int left = p.k - (k0 + t.kc);          /* k elements from this thread's column on */
+    constexpr int TOTAL = sm_cfg<BN>::CHUNKS_A + sm_cfg<BN>::CHUNKS_B;
+    if (left >= 8 && t.ok == t.all) {            /* every row inside, 16 bytes each: no edge */
+#pragma unroll
+        for (int j = 0; j < T::ROUNDS; j++) {
+            if (j == T::ROUNDS - 1 && j * SM_THREADS + (int)threadIdx.x >= TOTAL) break;
+            const __nv_bfloat16 *row = j < T::RA ? t.pa + j * t.step_a : t.pb + (j - T::RA) * t.step_b;
+            cp_async_16(dst + t.dst0 + (uint32_t)(j * 2048), row + k0, 16u);
+        }
+        return;
+    }
+    const uint32_t kbytes = left >= 8 ? 16u : left > 0 ? (uint32_t)left * 2u : 0u;
+#pragma unroll
+    for (int j = 0; j < T::ROUNDS; j++) {
+        /* the last round may be partial: past TOTAL there is no chunk (and the offset would be
+         * the next stage's) */
+        if (j == T::ROUNDS - 1 && j * SM_THREADS + (int)threadIdx.x >= TOTAL) break;
+        const bool is_a = j < T::RA;
+        const __nv_bfloat16 *row = is_a ? t.pa + j * t.step_a : t.pb + (j - T::RA) * t.step_b;
+        const bool in = ((t.ok >> j) & 1u) && kbytes;
+        cp_async_16(dst + t.dst0 + (uint32_t)(j * 2048), in ? (const void *)(row + k0) : (const void *)p.a,
+                    in ? kbytes : 0u);
     }
 }
 
@@ -140,10 +196,11 @@ __global__ void __launch_bounds__(SM_THREADS, 1) small_gemm(const __grid_constan
     const uint32_t base = (smem_u32(sm_smem) + 1023u) & ~1023u;
     const int m0 = (int)blockIdx.x * SM_BM, n0 = (int)blockIdx.y * BN;
     const int kt = p.k_iters;
+    const sm_thread<BN> t = sm_thread_init<BN>(p, m0, n0);
 
 #pragma unroll
     for (int s = 0; s < SM_STAGES - 2; s++) {
-        if (s < kt) sm_load<BN>(p, base + (uint32_t)(s * C::STAGE), s, m0, n0);
+        if (s < kt) sm_load<BN>(p, t, base + (uint32_t)(s * C::STAGE), s);
         cp_async_commit();              /* one group per k-block, empty ones too */
     }
     float acc[C::ACC];
@@ -155,7 +212,7 @@ __global__ void __launch_bounds__(SM_THREADS, 1) small_gemm(const __grid_constan
         fence_proxy_async();            /* ... and visible to wgmma's (async) proxy */
         __syncthreads();                /* everyone's; every warp is past kb - 2's MMAs */
         const int nk = kb + SM_STAGES - 2;
-        if (nk < kt) sm_load<BN>(p, base + (uint32_t)((nk % SM_STAGES) * C::STAGE), nk, m0, n0);
+        if (nk < kt) sm_load<BN>(p, t, base + (uint32_t)((nk % SM_STAGES) * C::STAGE), nk);
         cp_async_commit();
         const uint32_t st = base + (uint32_t)((kb % SM_STAGES) * C::STAGE);
         const uint32_t da = desc_lo<1>(st), db = desc_lo<1>(st + C::STAGE_A);
