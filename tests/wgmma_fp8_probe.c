@@ -346,20 +346,28 @@ int main(int argc, char **argv)
              * error 2^-2.8; promote-1 2^-9.2, promote-4 2^-7.6): Hopper's FP8 MMA keeps fewer
              * bits than FP32. That is the hardware, not a broken kernel: the validation rule,
              * not this probe, refuses such points. Counted: a promoting point that fails. */
+            /* Since 2026-11-27 (fourteenth session) a promote-0 point declines k > 1024, where
+             * the FP8 rule failed it in the harness (wgmma_fp8.cu, FP8_UNPROMOTED_MAX_K): its
+             * accumulation case is not run, and its multi-tile cases run at k = 1024 (8 k-blocks:
+             * the ring of 4-6 stages still wraps). */
             const tb_param *pr = tb_param_find(v->params, "promote");
             const int promotes = pr && pr->type == TB_PARAM_TYPE_INT && pr->i > 0;
-            const int acc_bad = probe(v, 256, 384, 8192, 0, 1.0f, 1.0f, 1.0, 0.0, ACCUM);
-            if (acc_bad && !promotes)
-                printf("    (expected: promote-0 accumulates in the MMA's own reduced precision)\n");
-            fails += promotes ? acc_bad : 0;
-            runs += 2;
+            const int64_t kmax = promotes ? INT64_MAX : 1024;
+            if (promotes) {
+                fails += probe(v, 256, 384, 8192, 0, 1.0f, 1.0f, 1.0, 0.0, ACCUM);
+                runs++;
+            } else {
+                printf("%-64s accumulation case not run: promote-0 declines k > 1024\n", v->name);
+            }
+            runs++;
             /* the multi-tile cases, counted for every point (one product per element: exact at
              * any accumulator precision): each shape with B one-hot, then A one-hot, each plain
              * (scales 0.5, 2) and with padded pitches, scales 0.25, 3, alpha 0.5, beta -0.75 */
             for (int s = 0; s < nt; s++)
                 for (int mode = B_HOT; mode <= A_HOT; mode++) {
-                    fails += probe(v, tl[s][0], tl[s][1], tl[s][2], 0, 0.5f, 2.0f, 1.0, 0.0, mode);
-                    fails += probe(v, tl[s][0], tl[s][1], tl[s][2], 16, 0.25f, 3.0f, 0.5, -0.75, mode);
+                    const int64_t tk = tl[s][2] < kmax ? tl[s][2] : kmax;
+                    fails += probe(v, tl[s][0], tl[s][1], tk, 0, 0.5f, 2.0f, 1.0, 0.0, mode);
+                    fails += probe(v, tl[s][0], tl[s][1], tk, 16, 0.25f, 3.0f, 0.5, -0.75, mode);
                     runs += 2;
                 }
         }

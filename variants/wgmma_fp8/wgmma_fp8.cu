@@ -116,8 +116,17 @@ void (*wg_kernel(bool pd))(kparams)
 
 namespace {
 
+/* The longest k a promote-0 point takes. On the H100 (docs/perf.md, fourteenth session) every
+ * promote-0 point failed the FP8 rule (elementwise) at 4096^3, 8192^3 and 16384^3 (hundreds to
+ * a million elements) and at 2048^3 by one or two elements in 7 of 10 measurements over two
+ * sweeps; the promoting points passed everywhere. At k = 1024 the unpromoted error is about
+ * half 2048's (it grows with k), as cuBLASLt's fast-accumulation mode, which passed at 512^3
+ * and 1024^3 and failed from k = 2048 on; the wgmma points themselves were not timed there. */
+constexpr int64_t FP8_UNPROMOTED_MAX_K = 1024;
+
 /* E4M3 A row-major and B column-major (tn), BF16 C (beta != 0) and D row-major, FP32
- * accumulation, batch 1; lda and ldb multiples of 16 (16-byte rows), ldd of 8. */
+ * accumulation, batch 1; lda and ldb multiples of 16 (16-byte rows), ldd of 8; promote-0
+ * points k <= FP8_UNPROMOTED_MAX_K. */
 int fp8_supports(const tb_problem *p, char *why, size_t len)
 {
     if (!p || p->struct_size < offsetof(tb_problem, gemm) + sizeof(tb_gemm))
@@ -156,6 +165,11 @@ int fp8_supports(const tb_problem *p, char *why, size_t len)
         return tbv::no(why, len, "scale_a and scale_b must be finite and > 0");
     if (g->m > INT_MAX - 512 || g->n > INT_MAX - 512 || g->k > INT_MAX - 128)
         return tbv::no(why, len, "m, n and k must be below 2^31 - 512");
+    if (cfg::PROMOTE == 0 && g->k > FP8_UNPROMOTED_MAX_K)
+        return tbv::no(why, len, "promote-0 accumulates all of k in the tensor core's FP8 "
+                       "accumulator, which fails the FP8 rule beyond k = %d (measured on the "
+                       "H100: docs/perf.md): a promoting point computes k = %lld",
+                       FP8_UNPROMOTED_MAX_K, (long long)g->k);
     const int64_t tiles_m = (g->m + cfg::TILE_M * cfg::CM - 1) / (cfg::TILE_M * cfg::CM) * cfg::CM;
     const int64_t tiles_n = (g->n + cfg::TILE_N * cfg::CN - 1) / (cfg::TILE_N * cfg::CN) * cfg::CN;
     const int64_t k_iters = (g->k + cfg::BK - 1) / cfg::BK;
