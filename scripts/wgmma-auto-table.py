@@ -20,7 +20,9 @@ shape the fastest median over all of them wins, and their runs' wall times add u
 cost. Only ok/passed measurements of the table's own points (and skinny) count; a shape none of them
 passed is left out (the dispatcher takes the nearest measured shape). The points come from the
 current table (--table, default variants/wgmma/auto-table.json) unless --points FILE names
-others, one per line. The sweep's wall time is recorded as the tuning cost. --output writes the
+others, one per line. The sweep's wall time is recorded as the tuning cost. --merge keeps the
+current table's rows for the shapes the databases do not measure (a sweep of a few shapes
+retunes those rows), adding its tuning time and commands. --output writes the
 file whole (a temporary beside it, renamed), after the old table was read: never redirect
 stdout onto the table itself, which the shell empties before the script reads it. Exit 2 on bad
 input, nothing written.
@@ -71,6 +73,10 @@ def main():
     ap.add_argument("--table", default=os.path.join(HERE, "..", "variants", "wgmma", "auto-table.json"))
     ap.add_argument("--points", help="a file of points, one per line (default: the table's)")
     ap.add_argument("--output", help="write the table here (default: standard output)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the current table's rows for shapes the databases do not measure "
+                         "(and add their tuning time and commands): a sweep of some shapes "
+                         "retunes those rows only")
     o = ap.parse_args()
     for db in o.db:
         if not os.path.isfile(db):
@@ -120,6 +126,18 @@ def main():
     if not best:
         print(f"wgmma-auto-table: error: no ok/passed measurement of the table's points in {', '.join(o.db)}",
               file=sys.stderr); return 2
+    if o.merge:
+        if o.points and points != prev.get("points"):
+            print("wgmma-auto-table: error: --merge keeps the current table's points: "
+                  "--points must name the same ones", file=sys.stderr); return 2
+        for r in prev.get("shapes", []):
+            lay = r[4] if len(r) > 4 else "tn"
+            key = (r[0], r[1], r[2], lay)
+            if key not in best:
+                best[key] = (float("inf"), r[3])
+        secs += float(prev.get("tuning_seconds", 0.0))
+        cmds = list(prev.get("sweep", [])) + cmds
+        gpus = set(gpus) | ({prev["gpu"]} if prev.get("gpu") and prev["gpu"] != "unknown" else set())
     gpus = sorted(gpus)
     table = {
         "comment": "wgmma_auto's dispatch table: made by scripts/wgmma-auto-table.py from a sweep; "
