@@ -11,12 +11,9 @@
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
 #   call 2  gpu_smoke                                                                  95 s
-#           gpu_fp8 (issue 23's harness side: not yet run), gpu_wgmma_probe (80 runs in a few
-#           seconds in the thirteenth session; since then the persistent multi-tile cases,
-#           about 40-60 s more, not yet run), gpu_wgmma_fp8_probe (7 s; + its multi-tile
-#           cases, about 10-15 s), gpu_skinny_probe (11 s), gpu_layouts (57 s at five samples,
-#           thirteenth session, H100). Call 2 is now about 4-5 minutes: split it with DC_TESTS
-#           if the multi-tile cases run long.
+#           gpu_fp8 (13 s), gpu_wgmma_probe (342 runs, 50 s), gpu_wgmma_fp8_probe (21 s),
+#           gpu_skinny_probe (8 s), gpu_layouts (65 s): fourteenth session, H100, about 255 s
+#           with gpu_smoke. gpu_zoo took 19 s there; gpu_calibrate about 40 s.
 #   call 3  gpu_resume, the SASS check and the default sweep (80 s)                   166 s
 # The 15 GPU tests alone took 262 s; doctor and the SASS dump about 20 s a call.
 # Finer knobs: DC_TESTS="gpu_zoo ..." runs only those tests, DC_SKIP_SWEEP=1 skips the default
