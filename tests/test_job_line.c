@@ -132,6 +132,16 @@ int main(void)
         cJSON_free(l1); cJSON_free(l2);
         free(k1); free(k2); free(k3);
         cJSON_Delete(j1); cJSON_Delete(j2); cJSON_Delete(j3);
+        /* a search round (no_confirm) asks the worker for no confirming pass: "confirm": 0,
+         * which the worker reads (job.c, default 1); a sweep's job names no "confirm" */
+        const cJSON *c0 = NULL;
+        cJSON *js = tb_worker_job_json(&o, &prob, &cat, r1, 3, 42);
+        TB_CHECK(js && !cJSON_GetObjectItemCaseSensitive(js, "confirm"));
+        o.no_confirm = 1;
+        cJSON *jn = tb_worker_job_json(&o, &prob, &cat, r1, 3, 42);
+        TB_CHECK(jn && (c0 = cJSON_GetObjectItemCaseSensitive(jn, "confirm")) && cJSON_IsNumber(c0)
+                 && c0->valuedouble == 0);
+        cJSON_Delete(js); cJSON_Delete(jn);
     }
     TB_CASE("job-2.2", "a session keeps a worker for its key, gives it back, ends it on another key or close") {
         tb_shape_session s;
