@@ -51,6 +51,12 @@ int tb_ref_gemm_naive_scaled(const tb_gemm *g, float scale_a, float scale_b, con
                              const void *b, const void *c, float *d_ref, cudaStream_t s,
                              char *msg, size_t len);
 
+/* r's cuBLASLt handle (a cublasLtHandle_t) and its TB_REF_WORKSPACE_BYTES workspace, for the
+ * other references built on the library (ref_attention.cu). Work enqueued with them shares
+ * the workspace with r's GEMMs: order it on one stream. */
+void *tb_ref_lt_handle(tb_ref *r);
+void *tb_ref_lt_workspace(tb_ref *r);
+
 /* cublasLtGetVersion(), for the environment record. */
 size_t tb_ref_cublas_version(void);
 

@@ -103,6 +103,9 @@ extern "C" void tb_ref_close(tb_ref *r)
     free(r);
 }
 
+extern "C" void *tb_ref_lt_handle(tb_ref *r) { return r->lt; }
+extern "C" void *tb_ref_lt_workspace(tb_ref *r) { return r->ws; }
+
 extern "C" int tb_ref_cublaslt_supports(const tb_gemm *g)
 {
     const int fp8 = g->a_type == TB_DTYPE_E4M3 && g->b_type == TB_DTYPE_E4M3;
