@@ -8,9 +8,9 @@
  * (tb_shape) lives here too, because the op's parser fills it: driver/shapes.c owns the lists,
  * files and sets, and asks the table which operation a token belongs to.
  *
- * What is not behind the table yet (docs/architecture.md, "The op seam"): the worker's
- * buffers and input generation, the references, the validation rule, show's and export's
- * columns and the store's problems table. Those sides cannot live in common/ (CUDA, SQLite);
+ * A stored problem (record.h) reaches its entry through common/problem.h. What is not behind
+ * the table yet (docs/architecture.md, "The op seam"): the worker's buffers and input
+ * generation, the references, the validation rule. Those sides cannot live in common/ (CUDA);
  * each will hold a table of its own keyed by the same tb_op, with an entry in the op's files.
  *
  * Pure C: no CUDA, no SQLite, no allocation.

@@ -81,20 +81,37 @@ typedef struct tb_variant_info {
                                    "": name is then "ns:" + the library's own name */
 } tb_variant_info;
 
-/* One GEMM problem (the sweep's "shape"). */
+/* One problem (the sweep's "shape") of one operation, as stored in the table problems. Which
+ * fields apply depends on op (common/op.h, common/problem.h); a field of the other operation
+ * is 0 (numbers) or "" (text), never left over, so two problems are the same exactly when
+ * every field but id and label is:
+ *   both ops    id, op, batch, dtypes, layouts, label (dtypes and layouts read per op)
+ *   "gemm"      m, n, k, lda, ldb, ldc, ldd, alpha, beta, scale_a, scale_b
+ *   "attention_fwd" (variant.h, growth 2)
+ *               heads, heads_kv, seq_q, seq_k, head_dim, causal, softmax_scale
+ * An attention problem's strides are not stored: its tensors are packed in its layout
+ * (common/op_attention.h, tb_attn_problem). */
 typedef struct tb_problem_info {
     int64_t id;                 /* filled by the store */
-    char    op[16];             /* "gemm" */
-    int64_t m, n, k, batch;
-    char    dtypes[32];         /* "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate; FP8:
-                                   "e4m3,e4m3,bf16,bf16,f32" */
-    char    layouts[8];         /* A then B in BLAS letters: "tn" (C and D row-major) */
+    char    op[16];             /* "gemm" or "attention_fwd": tb_op_desc.name */
+    int64_t m, n, k, batch;     /* batch: both ops (independent problems, >= 1) */
+    char    dtypes[32];         /* gemm: "bf16,bf16,bf16,bf16,f32" = A,B,C,D,accumulate; FP8:
+                                   "e4m3,e4m3,bf16,bf16,f32". attention: the same text meaning
+                                   Q,K,V,O,accumulate (LSE is f32) */
+    char    layouts[8];         /* gemm: A then B in BLAS letters: "tn" (C and D row-major);
+                                   attention: Q, K, V and O's order, "bhsd" or "bshd" */
     int64_t lda, ldb, ldc, ldd;
     double  alpha, beta;
     char    label[64];          /* shape set entry label, e.g. "llama3-8b.qkv", or "" */
     double  scale_a, scale_b;   /* per-tensor scales of 8-bit A and B (variant.h, growth 1);
                                    0 for none (16-bit operands, which the variant sees as
                                    scales of 1). Part of the problem's key */
+    /* attention_fwd (schema 9; 0 in a GEMM problem) */
+    int64_t heads, heads_kv;    /* query heads; key/value heads, dividing heads */
+    int64_t seq_q, seq_k;       /* query and key/value lengths */
+    int64_t head_dim;
+    int     causal;             /* 0 or 1: the mask aligned to the bottom right */
+    double  softmax_scale;      /* > 0; the sweep's is 1/sqrt(head_dim) */
 } tb_problem_info;
 
 /* Did it run (status) is kept apart from is it right (disposition), as cutlass_profiler. */

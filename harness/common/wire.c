@@ -1,4 +1,5 @@
-/* wire.c - JSON-lines framing and record conversion for the worker pipe (see wire.h). */
+/* wire.c - JSON-lines framing and record conversion for the worker pipe (see wire.h): the
+ * environment and the measurement; the problem of a job is wire_problem.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/wire.h"
 #include "common/tb.h"
@@ -90,89 +91,6 @@ static void add_num(cJSON *o, const char *k, double v)
 static void copy_str(char *dst, size_t n, const char *src)
 {
     snprintf(dst, n, "%s", src ? src : "");
-}
-
-cJSON *tb_wire_gemm_to_json(const tb_gemm *g)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "m", (double)g->m);
-    cJSON_AddNumberToObject(o, "n", (double)g->n);
-    cJSON_AddNumberToObject(o, "k", (double)g->k);
-    cJSON_AddNumberToObject(o, "batch", (double)g->batch);
-    int types[5] = { g->a_type, g->b_type, g->c_type, g->d_type, g->acc_type };
-    cJSON_AddItemToObject(o, "types", cJSON_CreateIntArray(types, 5));
-    int lay[4] = { g->a_layout, g->b_layout, g->c_layout, g->d_layout };
-    cJSON_AddItemToObject(o, "layouts", cJSON_CreateIntArray(lay, 4));
-    double ld[8] = { (double)g->lda, (double)g->ldb, (double)g->ldc, (double)g->ldd,
-                     (double)g->stride_a, (double)g->stride_b, (double)g->stride_c,
-                     (double)g->stride_d };
-    cJSON_AddItemToObject(o, "ld_strides", cJSON_CreateDoubleArray(ld, 8));
-    cJSON_AddNumberToObject(o, "alpha", g->alpha);
-    cJSON_AddNumberToObject(o, "beta", g->beta);
-    return o;
-}
-
-int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len)
-{
-    memset(g, 0, sizeof *g);
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "types");
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "layouts");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "ld_strides");
-    if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != 5 || !cJSON_IsArray(l) ||
-        cJSON_GetArraySize(l) != 4 || !cJSON_IsArray(s) || cJSON_GetArraySize(s) != 8)
-        return tb_fail(msg, len, TB_EWORKER, "malformed problem in job");
-    g->m = (int64_t)tb_json_num(o, "m", 0);
-    g->n = (int64_t)tb_json_num(o, "n", 0);
-    g->k = (int64_t)tb_json_num(o, "k", 0);
-    g->batch = (int64_t)tb_json_num(o, "batch", 1);
-    g->a_type = cJSON_GetArrayItem(t, 0)->valueint;
-    g->b_type = cJSON_GetArrayItem(t, 1)->valueint;
-    g->c_type = cJSON_GetArrayItem(t, 2)->valueint;
-    g->d_type = cJSON_GetArrayItem(t, 3)->valueint;
-    g->acc_type = cJSON_GetArrayItem(t, 4)->valueint;
-    g->a_layout = cJSON_GetArrayItem(l, 0)->valueint;
-    g->b_layout = cJSON_GetArrayItem(l, 1)->valueint;
-    g->c_layout = cJSON_GetArrayItem(l, 2)->valueint;
-    g->d_layout = cJSON_GetArrayItem(l, 3)->valueint;
-    int64_t *dst[8] = { &g->lda, &g->ldb, &g->ldc, &g->ldd, &g->stride_a, &g->stride_b,
-                        &g->stride_c, &g->stride_d };
-    for (int i = 0; i < 8; i++) *dst[i] = (int64_t)cJSON_GetArrayItem(s, i)->valuedouble;
-    g->alpha = tb_json_num(o, "alpha", 1.0);
-    g->beta = tb_json_num(o, "beta", 0.0);
-    if (g->m < 1 || g->n < 1 || g->k < 1 || g->batch < 1)
-        return tb_fail(msg, len, TB_EWORKER, "malformed problem in job: non-positive size");
-    return TB_OK;
-}
-
-cJSON *tb_wire_problem_to_json(const tb_problem *p)
-{
-    cJSON *o = tb_wire_gemm_to_json(&p->gemm);
-    double sc[2] = { p->gemm_scales.scale_a, p->gemm_scales.scale_b };
-    cJSON_AddItemToObject(o, "scales", cJSON_CreateDoubleArray(sc, 2));
-    return o;
-}
-
-int tb_wire_problem_from_json(const cJSON *o, tb_problem *p, char *msg, size_t len)
-{
-    memset(p, 0, sizeof *p);
-    p->struct_size = sizeof *p;
-    p->op = TB_OP_GEMM;
-    int rc = tb_wire_gemm_from_json(o, &p->gemm, msg, len);
-    if (rc) return rc;
-    p->gemm_scales.scale_a = p->gemm_scales.scale_b = 1.0f;
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "scales");
-    if (s) {
-        if (!cJSON_IsArray(s) || cJSON_GetArraySize(s) != 2 ||
-            !cJSON_IsNumber(cJSON_GetArrayItem(s, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(s, 1)))
-            return tb_fail(msg, len, TB_EWORKER, "malformed problem in job: scales");
-        p->gemm_scales.scale_a = (float)cJSON_GetArrayItem(s, 0)->valuedouble;
-        p->gemm_scales.scale_b = (float)cJSON_GetArrayItem(s, 1)->valuedouble;
-    }
-    const float sa = p->gemm_scales.scale_a, sb = p->gemm_scales.scale_b;
-    if (!(isfinite(sa) && sa > 0 && isfinite(sb) && sb > 0))
-        return tb_fail(msg, len, TB_EWORKER, "malformed problem in job: scales must be finite "
-                       "and positive");
-    return TB_OK;
 }
 
 cJSON *tb_wire_env_to_json(const tb_environment *e)

@@ -37,9 +37,16 @@ void tb_linebuf_free(tb_linebuf *lb);
  * fill the record and return TB_OK or TB_EWORKER with a message naming the bad field. */
 cJSON *tb_wire_gemm_to_json(const tb_gemm *g);
 int tb_wire_gemm_from_json(const cJSON *o, tb_gemm *g, char *msg, size_t len);
-/* A whole tb_problem: the GEMM as above plus "scales": [scale_a, scale_b] (growth 1). Reading
- * fills struct_size = sizeof(tb_problem) and op; a job without "scales" gets 1 and 1. An
- * 8-bit A or B with a scale that is not finite and > 0 is TB_EWORKER "malformed problem". */
+/* A whole tb_problem (wire_problem.c), with "op": its tb_op_desc name ("gemm",
+ * "attention_fwd"); a problem without "op" is a GEMM (a job from before growth 2). A GEMM: the
+ * fields above plus "scales": [scale_a, scale_b] (growth 1; a job without them gets 1 and 1,
+ * a scale that is not finite and > 0 is refused). An attention problem: "attention", an
+ * object of every tb_attention field but reserved (its strides as arrays), each checked:
+ * sizes in 1..the bounds of an attention token (op_attention.h), heads_kv dividing heads,
+ * known types, layout 0 or 1, causal 0 or 1 and then seq_q <= seq_k, scale finite and > 0,
+ * strides in 1..2^40 such that no two rows, heads or batches of a tensor overlap in its
+ * layout. Reading fills struct_size = sizeof(tb_problem) and op; anything else is TB_EWORKER
+ * "malformed problem in job: FIELD ...", naming the field (attention.heads_kv, ...). */
 cJSON *tb_wire_problem_to_json(const tb_problem *p);
 int tb_wire_problem_from_json(const cJSON *o, tb_problem *p, char *msg, size_t len);
 cJSON *tb_wire_env_to_json(const tb_environment *e);

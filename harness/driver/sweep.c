@@ -11,6 +11,7 @@
 #include "driver/worker_job.h"
 #include "common/tb.h"
 #include "common/wire.h"
+#include "common/problem.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -45,6 +46,10 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
 
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p)
 {
+    if (s->op == TB_OP_ATTENTION_FWD) {   /* packed BHSD, 1/sqrt(D): no option changes them yet */
+        tb_problem_info_attention(s, TB_ATTN_BHSD, 0.0, p);
+        return;
+    }
     memset(p, 0, sizeof *p);
     snprintf(p->op, sizeof p->op, "gemm");
     p->m = s->m; p->n = s->n; p->k = s->k; p->batch = s->batch;
@@ -65,6 +70,15 @@ void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info
 
 void tb_sweep_problem_abi(const tb_problem_info *p, tb_problem *out)
 {
+    if (tb_problem_info_is_attention(p)) {
+        char msg[TB_MSG_LEN];
+        if (tb_problem_info_attention_abi(p, out, msg, sizeof msg) != TB_OK) {
+            memset(out, 0, sizeof *out);   /* no sizes: the wire refuses it */
+            out->struct_size = sizeof *out;
+            out->op = TB_OP_ATTENTION_FWD;
+        }
+        return;
+    }
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     out->op = TB_OP_GEMM;

@@ -35,14 +35,18 @@ int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *e
 #define TB_FP8_SCALE_A 0.015625   /* 2^-6 */
 #define TB_FP8_SCALE_B 0.03125    /* 2^-5 */
 
-/* Fill a problem description for a shape: the layout and padding of o, C and D row-major,
- * leading dimensions = contiguous extent + pad, batches packed one after another; A and B of
- * o->dtype (bf16 unless "e4m3"), C and D bf16, f32 accumulation; the scales above for e4m3,
- * 0 (none) for bf16. */
+/* Fill a problem description for a shape. A GEMM shape: the layout and padding of o, C and D
+ * row-major, leading dimensions = contiguous extent + pad, batches packed one after another;
+ * A and B of o->dtype (bf16 unless "e4m3"), C and D bf16, f32 accumulation; the scales above
+ * for e4m3, 0 (none) for bf16. An attention shape (s->op TB_OP_ATTENTION_FWD): Q, K, V and O
+ * bf16 packed in BHSD (o's layout, dtype and pad are GEMM's, and no option names another
+ * layout yet), f32 accumulation and LSE, softmax scale 1/sqrt(head_dim); common/problem.h. */
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p);
 
 /* The problem the worker and the variants see for p (what tb_sweep_problem described):
- * struct_size = sizeof(tb_problem), the GEMM and its scales. */
+ * struct_size = sizeof(tb_problem); a GEMM and its scales, or an attention problem with the
+ * strides of its layout (BHSD: q_stride {H*Sq*D, Sq*D, D}, K and V at heads_kv and Sk, O as Q,
+ * lse_stride {H*Sq, Sq}; BSHD: {Sq*H*D, D, H*D}), tb_problem_info_attention_abi. */
 void tb_sweep_problem_abi(const tb_problem_info *p, tb_problem *out);
 
 /* Measure variants x shapes into run_id. skip[i] (may be NULL) marks shapes already

@@ -11,6 +11,7 @@
 #include "driver/worker_job.h"
 #include "driver/session.h"
 #include "common/wire.h"
+#include "common/op.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <signal.h>
@@ -211,8 +212,8 @@ static int worker_job(shape_ctx *sc, const char *worker, const tb_sweep_opts *o,
             if (vi >= 0 && sc->todo[vi] &&
                 tb_wire_measurement_from_json(obj, &m, msg, len) == TB_OK) {
                 if (!isnan(m.median_ms) && m.median_ms > 0) {
-                    const tb_gemm *g = &prob->gemm;
-                    double fl = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+                    const tb_op_desc *d = tb_op_find(prob->op);   /* the work its op counts */
+                    double fl = d ? d->flops(prob) : NAN;
                     m.tflops = fl / (m.median_ms * 1e-3) / 1e12;   /* the parent's own figure */
                 }
                 rc = store_result(sc, vi, &m, msg, len);

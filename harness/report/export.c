@@ -1,6 +1,7 @@
 /* export.c - a run's results as JSON (through cJSON) or CSV (see export.h).
  *
- * Owns the two export formats: the JSON document's layout and the CSV's fixed columns. Reads
+ * Owns the JSON document's layout (a problem's object per op: a GEMM's as it always was, an
+ * attention problem's own fields) and the entry; the CSV's columns are export_csv.c's. Reads
  * everything through store.h (never SQL) and writes to the caller's FILE*; it neither opens
  * nor closes files and never prints anywhere else.
  *
@@ -8,6 +9,8 @@
  * "" string in the records) is JSON null and an empty CSV cell, never 0.
  */
 #include "report/export.h"
+#include "report/export_int.h"
+#include "common/problem.h"
 #include "report/roofline.h"
 #include "common/tb.h"
 #include "common/text.h"
@@ -34,15 +37,13 @@ static void jadd(jctx *j, cJSON *obj, const char *key, cJSON *item)
     }
 }
 
-static void fmt_real(char *buf, size_t cap, double v);
-
 /* A double as the shortest text that reads back bit for bit; null when not finite.
  * (cJSON's own printer accepts a 1-ulp difference, so the number goes in as raw text.) */
 static cJSON *jnum(double v)
 {
     char buf[64];
     if (!isfinite(v)) return cJSON_CreateNull();
-    fmt_real(buf, sizeof buf, v);
+    tbx_fmt_real(buf, sizeof buf, v);
     return cJSON_CreateRaw(buf);
 }
 
@@ -124,6 +125,55 @@ static int any_finite(const double *v, size_t n)
     return 0;
 }
 
+/* A GEMM problem (record.h), as every export before attention wrote it. */
+static cJSON *json_gemm(jctx *j, const tb_problem_info *q)
+{
+    cJSON *p = cJSON_CreateObject();
+    jint(j, p, "id", q->id);
+    jstr(j, p, "op", q->op);
+    jint(j, p, "m", q->m);
+    jint(j, p, "n", q->n);
+    jint(j, p, "k", q->k);
+    jint(j, p, "batch", q->batch);
+    jstr(j, p, "dtypes", q->dtypes);
+    jstr(j, p, "layouts", q->layouts);
+    jint(j, p, "lda", q->lda);
+    jint(j, p, "ldb", q->ldb);
+    jint(j, p, "ldc", q->ldc);
+    jint(j, p, "ldd", q->ldd);
+    jreal(j, p, "alpha", q->alpha);
+    jreal(j, p, "beta", q->beta);
+    if (q->scale_a > 0 || q->scale_b > 0) {   /* FP8 problems only (variant.h, growth 1) */
+        jreal(j, p, "scale_a", q->scale_a);
+        jreal(j, p, "scale_b", q->scale_b);
+    }
+    jstr(j, p, "label", q->label);
+    return p;
+}
+
+/* An attention problem (record.h): its op's fields only, its shape as its token. */
+static cJSON *json_attention(jctx *j, const tb_problem_info *q)
+{
+    char shape[128];
+    tb_problem_info_text(q, shape, sizeof shape);
+    cJSON *p = cJSON_CreateObject();
+    jint(j, p, "id", q->id);
+    jstr(j, p, "op", q->op);
+    jstr(j, p, "shape", shape);
+    jint(j, p, "batch", q->batch);
+    jint(j, p, "heads", q->heads);
+    jint(j, p, "heads_kv", q->heads_kv);
+    jint(j, p, "seq_q", q->seq_q);
+    jint(j, p, "seq_k", q->seq_k);
+    jint(j, p, "head_dim", q->head_dim);
+    jadd(j, p, "causal", cJSON_CreateBool(q->causal != 0));
+    jreal(j, p, "softmax_scale", q->softmax_scale);
+    jstr(j, p, "dtypes", q->dtypes);
+    jstr(j, p, "layout", q->layouts);
+    jstr(j, p, "label", q->label);
+    return p;
+}
+
 static cJSON *json_result(jctx *j, const tb_result_row *r, const double *ms,
                           const double *clk, size_t n)
 {
@@ -140,27 +190,8 @@ static cJSON *json_result(jctx *j, const tb_result_row *r, const double *ms,
     jstr(j, v, "sha256", r->v.sha256);
     jadd(j, o, "variant", v);
 
-    cJSON *p = cJSON_CreateObject();
-    jint(j, p, "id", r->p.id);
-    jstr(j, p, "op", r->p.op);
-    jint(j, p, "m", r->p.m);
-    jint(j, p, "n", r->p.n);
-    jint(j, p, "k", r->p.k);
-    jint(j, p, "batch", r->p.batch);
-    jstr(j, p, "dtypes", r->p.dtypes);
-    jstr(j, p, "layouts", r->p.layouts);
-    jint(j, p, "lda", r->p.lda);
-    jint(j, p, "ldb", r->p.ldb);
-    jint(j, p, "ldc", r->p.ldc);
-    jint(j, p, "ldd", r->p.ldd);
-    jreal(j, p, "alpha", r->p.alpha);
-    jreal(j, p, "beta", r->p.beta);
-    if (r->p.scale_a > 0 || r->p.scale_b > 0) {   /* FP8 problems only (variant.h, growth 1) */
-        jreal(j, p, "scale_a", r->p.scale_a);
-        jreal(j, p, "scale_b", r->p.scale_b);
-    }
-    jstr(j, p, "label", r->p.label);
-    jadd(j, o, "problem", p);
+    jadd(j, o, "problem", tb_problem_info_is_attention(&r->p) ? json_attention(j, &r->p)
+                                                               : json_gemm(j, &r->p));
 
     jadd(j, o, "status", cJSON_CreateString(tb_status_name(m->status)));
     jadd(j, o, "disposition", cJSON_CreateString(tb_disposition_name(m->disposition)));
@@ -352,194 +383,6 @@ out:
     return rc;
 }
 
-/* ---- CSV ---------------------------------------------------------------------------------- */
-
-static const char *const csv_fixed[] = {
-    "run_id", "variant", "family", "m", "n", "k", "batch", "dtypes", "layouts", "status",
-    "disposition", "reason", "rule", "median_ms", "mean_ms", "stdev_ms", "min_ms", "max_ms",
-    "rse", "n_samples", "tflops", "clock_mhz", "max_abs_err", "rel_fro_err", "method",
-    "stop_reason", "sha256", "host_launch_ms", "host_bound",
-};
-#define N_FIXED (sizeof csv_fixed / sizeof csv_fixed[0])
-
-/* One cell, with its separator; RFC 4180: quoted when it holds a comma, quote, CR or LF,
- * quotes doubled inside. */
-static void csv_cell(FILE *out, const char *s, int first)
-{
-    char clean[4096];
-    if (!tb_text_utf8_valid(s)) s = tb_text_utf8_clean(s, clean, sizeof clean);
-    if (!first) fputc(',', out);
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-/* Shortest of %.15g / %.17g that reads back the same double; "" when not finite. Assumes
- * the C locale for LC_NUMERIC (nothing in tilebench calls setlocale). */
-static void fmt_real(char *buf, size_t cap, double v)
-{
-    if (!isfinite(v)) {
-        buf[0] = '\0';
-        return;
-    }
-    snprintf(buf, cap, "%.15g", v);
-    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
-}
-
-static void fmt_int(char *buf, size_t cap, int64_t v)
-{
-    snprintf(buf, cap, "%lld", (long long)v);
-}
-
-/* A parameter value as a cell: strings raw, numbers as numbers, null empty. */
-static void csv_param(FILE *out, const cJSON *v)
-{
-    char buf[64];
-    if (!v || cJSON_IsNull(v)) {
-        csv_cell(out, "", 0);
-    } else if (cJSON_IsString(v)) {
-        csv_cell(out, v->valuestring, 0);
-    } else if (cJSON_IsNumber(v)) {
-        fmt_real(buf, sizeof buf, v->valuedouble);
-        csv_cell(out, buf, 0);
-    } else if (cJSON_IsBool(v)) {
-        csv_cell(out, cJSON_IsTrue(v) ? "true" : "false", 0);
-    } else {
-        char *t = cJSON_PrintUnformatted(v);
-        csv_cell(out, t ? t : "", 0);
-        cJSON_free(t);
-    }
-}
-
-static int is_fixed(const char *key)
-{
-    for (size_t i = 0; i < N_FIXED; i++)
-        if (strcmp(key, csv_fixed[i]) == 0) return 1;
-    return 0;
-}
-
-static void csv_row(FILE *out, const tb_result_row *r, const cJSON *params,
-                    const char *const *keys, size_t nkeys)
-{
-    const tb_measurement *m = &r->m;
-    char b[64];
-    /* Timed means it ran and has a median; otherwise every time and rate cell is empty. */
-    int timed = m->status == TB_STATUS_OK && isfinite(m->median_ms);
-    const double times[] = {m->median_ms, m->mean_ms, m->stdev_ms, m->min_ms, m->max_ms,
-                            m->rse};
-
-    fmt_int(b, sizeof b, m->run_id);
-    csv_cell(out, b, 1);
-    csv_cell(out, r->v.name, 0);
-    csv_cell(out, r->v.family, 0);
-    fmt_int(b, sizeof b, r->p.m);
-    csv_cell(out, b, 0);
-    fmt_int(b, sizeof b, r->p.n);
-    csv_cell(out, b, 0);
-    fmt_int(b, sizeof b, r->p.k);
-    csv_cell(out, b, 0);
-    fmt_int(b, sizeof b, r->p.batch);
-    csv_cell(out, b, 0);
-    csv_cell(out, r->p.dtypes, 0);
-    csv_cell(out, r->p.layouts, 0);
-    csv_cell(out, tb_status_name(m->status), 0);
-    csv_cell(out, tb_disposition_name(m->disposition), 0);
-    csv_cell(out, m->reason, 0);
-    csv_cell(out, m->rule, 0);
-    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
-        fmt_real(b, sizeof b, timed ? times[i] : NAN);
-        csv_cell(out, b, 0);
-    }
-    if (timed && m->n_samples >= 0) fmt_int(b, sizeof b, m->n_samples);
-    else b[0] = '\0';
-    csv_cell(out, b, 0);
-    fmt_real(b, sizeof b, timed ? m->tflops : NAN);
-    csv_cell(out, b, 0);
-    fmt_real(b, sizeof b, timed ? m->clock_mhz : NAN);
-    csv_cell(out, b, 0);
-    fmt_real(b, sizeof b, m->max_abs_err);
-    csv_cell(out, b, 0);
-    fmt_real(b, sizeof b, m->rel_fro_err);
-    csv_cell(out, b, 0);
-    csv_cell(out, m->method, 0);
-    csv_cell(out, m->stop_reason, 0);
-    csv_cell(out, r->v.sha256, 0);
-    /* from the extra JSON: the host's time of one launch() call, and whether the figure is the
-     * host's pace (never ranked by show); empty for a row stored before they were recorded */
-    cJSON *x = m->extra_json[0] ? cJSON_Parse(m->extra_json) : NULL;
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(x, "host_launch_ms");
-    fmt_real(b, sizeof b, timed && cJSON_IsNumber(host) ? host->valuedouble : NAN);
-    csv_cell(out, b, 0);
-    csv_cell(out, !timed || !cJSON_IsNumber(host) ? ""
-             : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "host_bound")) ? "true" : "false", 0);
-    cJSON_Delete(x);
-    for (size_t i = 0; i < nkeys; i++)
-        csv_param(out, cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, keys[i])
-                                              : NULL);
-    fputc('\n', out);
-}
-
-static int export_csv(const tb_result_row *rows, size_t n, FILE *out, char *msg, size_t len)
-{
-    int rc = TB_OK;
-    cJSON **params = calloc(n ? n : 1, sizeof *params);
-    const char **keys = NULL;   /* point into params[], first seen first */
-    size_t nkeys = 0, capkeys = 0;
-    if (!params) return tb_fail(msg, len, TB_ENOMEM, "cannot build the csv export: out of memory");
-
-    for (size_t i = 0; i < n; i++) {
-        params[i] = rows[i].v.params_json[0] ? cJSON_Parse(rows[i].v.params_json) : NULL;
-        if (!cJSON_IsObject(params[i])) continue;   /* unparsable params: empty cells */
-        for (const cJSON *it = params[i]->child; it; it = it->next) {
-            size_t k = 0;
-            while (k < nkeys && strcmp(keys[k], it->string) != 0) k++;
-            if (k < nkeys) continue;
-            if (nkeys == capkeys) {
-                size_t nc = capkeys ? 2 * capkeys : 16;
-                const char **nk = realloc(keys, nc * sizeof *nk);
-                if (!nk) {
-                    rc = tb_fail(msg, len, TB_ENOMEM,
-                                 "cannot build the csv export: out of memory");
-                    goto out;
-                }
-                keys = nk;
-                capkeys = nc;
-            }
-            keys[nkeys++] = it->string;
-        }
-    }
-
-    errno = 0;
-    for (size_t i = 0; i < N_FIXED; i++) csv_cell(out, csv_fixed[i], i == 0);
-    for (size_t i = 0; i < nkeys; i++) {
-        /* a parameter named like a fixed column gets a prefix, so no header is doubled */
-        if (is_fixed(keys[i])) {
-            char h[TB_NAME_LEN + 8];
-            snprintf(h, sizeof h, "param.%s", keys[i]);
-            csv_cell(out, h, 0);
-        } else {
-            csv_cell(out, keys[i], 0);
-        }
-    }
-    fputc('\n', out);
-    for (size_t i = 0; i < n && !ferror(out); i++) csv_row(out, &rows[i], params[i], keys, nkeys);
-    if (fflush(out) == EOF || ferror(out))
-        rc = tb_fail(msg, len, TB_EIO, "cannot write the csv export: %s",
-                     errno ? strerror(errno) : "write error");
-out:
-    for (size_t i = 0; i < n; i++) cJSON_Delete(params[i]);
-    free(params);
-    free(keys);
-    return rc;
-}
-
 /* ---- entry -------------------------------------------------------------------------------- */
 
 /* The CSV carries no samples, but must not carry a damaged run either: every measurement's
@@ -573,7 +416,7 @@ int tb_export(tb_store *s, int64_t run_id, const char *format, FILE *out, char *
     if (rc == TB_OK && !json) rc = samples_whole(s, rows, n, msg, len);
     if (rc == TB_OK)
         rc = json ? export_json(s, run, rows, n, out, msg, len)
-                  : export_csv(rows, n, out, msg, len);
+                  : tbx_export_csv(rows, n, out, msg, len);
     free(rows);
     free(run);
     return rc;

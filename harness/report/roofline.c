@@ -7,6 +7,7 @@
  *   attainable = min(gemm ceiling, intensity * dram ceiling / 1000)  TFLOP/s
  *   position   = achieved / attainable; memory-bound when the second term is the smaller.
  *   compulsory = (m*k*|A| + k*n*|B| + m*n*|D| (+ m*n*|C| when beta != 0)) * batch   bytes
+ *                (an attention problem: its op's FLOP and compulsory bytes, op_attention.h)
  *                with |X| the width of X's type (bf16 2, e4m3 1); its intensity flops / it
  *                is the most any kernel can have, and below the ridge every kernel is
  *                memory-bound.
@@ -17,6 +18,8 @@
  */
 #include "report/roofline.h"
 #include "common/peak.h"
+#include "common/problem.h"
+#include "common/op_attention.h"
 #include "common/tb.h"
 #include <math.h>
 #include <string.h>
@@ -34,6 +37,14 @@ void tb_roofline_inputs(const tb_result_row *r, const tb_metric *m, size_t nm,
 {
     const tb_problem_info *p = &r->p;
     in->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch > 0 ? p->batch : 1);
+    if (tb_problem_info_is_attention(p)) {   /* the op's own counts (common/op_attention.c) */
+        tb_problem ap;
+        char why[TB_MSG_LEN];
+        double rd = NAN, wr = NAN;
+        int ok = tb_problem_info_attention_abi(p, &ap, why, sizeof why) == TB_OK;
+        in->flops = ok ? tb_op_attention_fwd.flops(&ap) : NAN;
+        in->min_bytes = ok && tb_op_attention_fwd.bytes(&ap, &rd, &wr) == TB_OK ? rd + wr : NAN;
+    }
     in->read_bytes = metric(m, nm, TB_ROOFLINE_READ);
     in->write_bytes = metric(m, nm, TB_ROOFLINE_WRITE);
     in->median_ms = r->m.median_ms;
@@ -41,6 +52,7 @@ void tb_roofline_inputs(const tb_result_row *r, const tb_metric *m, size_t nm,
     in->ceil_tflops = !cal ? NAN : !in->fp8 ? cal->gemm_tflops
                       : cal->fp8_tflops > 0 ? cal->fp8_tflops : NAN;
     in->ceil_dram_gbps = cal ? cal->dram_gbps : NAN;
+    if (tb_problem_info_is_attention(p)) return;
     const double a = tb_dtypes_elem_bytes(p->dtypes, 0), b = tb_dtypes_elem_bytes(p->dtypes, 1);
     const double c = tb_dtypes_elem_bytes(p->dtypes, 2), d = tb_dtypes_elem_bytes(p->dtypes, 3);
     const double mm = (double)p->m, nn = (double)p->n, kk = (double)p->k;

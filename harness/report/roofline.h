@@ -25,7 +25,7 @@
 
 /* Inputs; NaN (or <= 0) where unknown. */
 typedef struct tb_roofline_in {
-    double flops;            /* 2 * m * n * k * batch */
+    double flops;            /* 2 * m * n * k * batch; attention: its op's count */
     double read_bytes;       /* dram__bytes_read.sum */
     double write_bytes;      /* dram__bytes_write.sum */
     double median_ms;        /* the measurement's median time */

@@ -1,7 +1,9 @@
-/* show.c - the results table (see show.h). */
+/* show.c - the results table (see show.h): a block per problem (a GEMM's MxNxK line as ever,
+ * an attention problem's token, layout, types and scale), its variants ranked. */
 #include "report/show.h"
 #include "common/phases.h"
 #include "common/peak.h"
+#include "common/problem.h"
 #include "report/rank.h"
 #include "report/roofline.h"
 #include "common/tb.h"
@@ -67,6 +69,10 @@ static double opt_num(const cJSON *o, const char *k, double d)
 static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
 {
     const tb_problem_info *p = &r->p;
+    if (tb_problem_info_is_attention(p)) {   /* sweep refuses it until the worker measures it */
+        fprintf(out, "        re-measure: none yet: the worker cannot measure attention (issue 33)\n");
+        return;
+    }
     char shape[96];
     int n = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->m, (long long)p->n,
                      (long long)p->k);
@@ -173,7 +179,12 @@ static void show_derived(FILE *out, const tb_result_row *r, const tb_metric *mt,
         fprintf(out, ", achieved DRAM bandwidth %.1f GB/s at the median time\n", rf.dram_gbps);
     else
         fprintf(out, "; not timed: no bandwidth\n");
-    if (isfinite(rf.min_intensity))
+    if (isfinite(rf.min_intensity) && tb_problem_info_is_attention(&r->p))
+        fprintf(out, "        compulsory: %.1f MB (Q, K, V read once, O and LSE written once), so at "
+                "most %.1f FLOP/byte%s%s\n", rf.min_bytes / 1e6, rf.min_intensity,
+                rf.min_bound[0] ? ": " : "", !strcmp(rf.min_bound, "memory") ? "memory-bound even then"
+                : rf.min_bound[0] ? "compute-bound when each tensor crosses DRAM once" : "");
+    else if (isfinite(rf.min_intensity))
         fprintf(out, "        compulsory: %.1f MB (A %d, B %d, D %d bytes an element), so at most %.1f "
                 "FLOP/byte%s%s\n", rf.min_bytes / 1e6, tb_dtypes_elem_bytes(r->p.dtypes, 0),
                 tb_dtypes_elem_bytes(r->p.dtypes, 1), tb_dtypes_elem_bytes(r->p.dtypes, 3),
@@ -265,14 +276,22 @@ int tb_show_run(tb_store *s, int64_t run_id, FILE *out, int verbose, int metrics
         size_t j = i;
         while (j < n && rows[j].p.id == rows[i].p.id) j++;
         const tb_problem_info *p = &rows[i].p;
-        fprintf(out, "\nshape %lldx%lldx%lld", (long long)p->m, (long long)p->n, (long long)p->k);
-        if (p->batch > 1) fprintf(out, "x%lld", (long long)p->batch);
-        if (p->label[0]) fprintf(out, "  %s", p->label);
-        fprintf(out, "  (%s, %s", p->layouts, p->dtypes);
-        if (p->alpha != 1.0 || p->beta != 0.0) fprintf(out, ", alpha %g beta %g", p->alpha, p->beta);
-        if (p->scale_a > 0 || p->scale_b > 0)
-            fprintf(out, ", scales %g %g", p->scale_a, p->scale_b);
-        fprintf(out, ")\n");
+        if (tb_problem_info_is_attention(p)) {   /* its token, layout, types and scale */
+            char shape[128];
+            tb_problem_info_text(p, shape, sizeof shape);
+            fprintf(out, "\nshape %s", shape);
+            if (p->label[0]) fprintf(out, "  %s", p->label);
+            fprintf(out, "  (attention, %s, %s, scale %g)\n", p->layouts, p->dtypes, p->softmax_scale);
+        } else {
+            fprintf(out, "\nshape %lldx%lldx%lld", (long long)p->m, (long long)p->n, (long long)p->k);
+            if (p->batch > 1) fprintf(out, "x%lld", (long long)p->batch);
+            if (p->label[0]) fprintf(out, "  %s", p->label);
+            fprintf(out, "  (%s, %s", p->layouts, p->dtypes);
+            if (p->alpha != 1.0 || p->beta != 0.0) fprintf(out, ", alpha %g beta %g", p->alpha, p->beta);
+            if (p->scale_a > 0 || p->scale_b > 0)
+                fprintf(out, ", scales %g %g", p->scale_a, p->scale_b);
+            fprintf(out, ")\n");
+        }
         double ref_ms = NAN;
         for (size_t k = i; k < j; k++)
             if (strcmp(rows[k].v.name, "cublaslt") == 0 && tb_show_ranked(&rows[k])) ref_ms = rows[k].m.median_ms;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "report/side.h"
 #include "common/stats.h"
+#include "common/problem.h"
 #include "common/tb.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
@@ -13,6 +14,12 @@
 
 void tb_side_shape_key(const tb_problem_info *p, char *buf, size_t len)
 {
+    if (tb_problem_info_is_attention(p)) {   /* its token and layout: "1x32x4096x4096x128 bhsd" */
+        char shape[128];
+        tb_problem_info_text(p, shape, sizeof shape);
+        snprintf(buf, len, "%s %s", shape, p->layouts);
+        return;
+    }
     char lay[3] = { p->layouts[0], p->layouts[1] ? p->layouts[1] : 0, 0 };
     if (p->batch > 1)
         snprintf(buf, len, "%lldx%lldx%lldx%lld %s", (long long)p->m, (long long)p->n,
@@ -80,7 +87,8 @@ int tb_side_from_run(tb_store *st, int64_t run_id, const char *ns, const char *d
         snprintf(e->variant, sizeof e->variant, "%s", ns ? own : rows[i].v.name);
         tb_side_shape_key(&rows[i].p, e->shape, sizeof e->shape);
         e->m = rows[i].p.m; e->n = rows[i].p.n; e->k = rows[i].p.k; e->batch = rows[i].p.batch;
-        snprintf(e->layouts, sizeof e->layouts, "%.2s", rows[i].p.layouts);
+        snprintf(e->layouts, sizeof e->layouts, "%.*s",
+                 tb_problem_info_is_attention(&rows[i].p) ? 4 : 2, rows[i].p.layouts);
         e->status = m->status;
         e->disposition = m->disposition;
         snprintf(e->rule, sizeof e->rule, "%s", m->rule);

@@ -16,7 +16,8 @@
 
 typedef struct tb_side_entry {
     char    variant[TB_NAME_LEN];   /* the library's own name (namespace removed) */
-    char    shape[96];              /* "4096x4096x4096 tn" ("MxNxKxB tn" when batched) */
+    char    shape[96];              /* "4096x4096x4096 tn" ("MxNxKxB tn" when batched); an
+                                       attention problem: "1x32x4096x4096x128:causal bhsd" */
     int64_t m, n, k, batch;
     char    layouts[8];
     tb_status status;

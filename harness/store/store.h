@@ -11,7 +11,7 @@
 #include "common/phases.h"
 #include <stddef.h>
 
-#define TB_SCHEMA_VERSION 8   /* PRAGMA user_version this build writes */
+#define TB_SCHEMA_VERSION 9   /* PRAGMA user_version this build writes */
 
 typedef struct tb_store tb_store;
 

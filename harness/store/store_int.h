@@ -2,9 +2,9 @@
  * docs/schema.md). Owns struct tb_store, the names of the prepared statements, and the small
  * helpers that more than one of the store's files uses (tbs_ prefix).
  *
- * The store is seven files, one module with store.h and this header:
- *   store_schema.c  the schema (migrations[] is its whole history); open, inspect, migrate,
- *                   close
+ * The store is eight files, one module with store.h and this header:
+ *   store_migrations.c  the schema's whole history: tbs_migrations[], tbs_tables_at[]
+ *   store_schema.c  open, inspect, migrate, close
  *   store_sql.c     the SQL text of every statement, and the helpers declared below
  *   store_write.c   every writer: records to rows
  *   store_read.c    every reader: rows to records
@@ -57,6 +57,12 @@ struct tb_store {
     sqlite3_stmt *stmt[Q_COUNT];   /* prepared on first use, finalized by close */
     char path[TB_PATH_LEN];
 };
+
+/* ---- the schema's history (store_migrations.c) ------------------------------------------
+ * tbs_migrations[v - 1] takes user_version v - 1 to v and ends by setting it;
+ * tbs_tables_at[v - 1] lists (NULL-ended) the tables that appear at version v. */
+extern const char *const tbs_migrations[TB_SCHEMA_VERSION];
+extern const char *const *const tbs_tables_at[TB_SCHEMA_VERSION];
 
 /* ---- small helpers (store_sql.c) ---------------------------------------------------------- */
 

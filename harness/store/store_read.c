@@ -280,6 +280,13 @@ int tb_store_results(tb_store *s, int64_t run_id, tb_result_row **rows, size_t *
         p->beta = sqlite3_column_double(st, c++);
         p->scale_a = sqlite3_column_double(st, c++);
         p->scale_b = sqlite3_column_double(st, c++);
+        p->heads = sqlite3_column_int64(st, c++);
+        p->heads_kv = sqlite3_column_int64(st, c++);
+        p->seq_q = sqlite3_column_int64(st, c++);
+        p->seq_k = sqlite3_column_int64(st, c++);
+        p->head_dim = sqlite3_column_int64(st, c++);
+        p->causal = sqlite3_column_int(st, c++);
+        p->softmax_scale = sqlite3_column_double(st, c++);
         COL_TEXT(st, c++, p->label);
     }
     if (rc == TB_OK && step != SQLITE_DONE) rc = tbs_db_fail(s, msg, len, "read the results");

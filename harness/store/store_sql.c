@@ -25,8 +25,11 @@
     "driver_version, cuda_driver_version, cuda_runtime_version, cublas_version, "      \
     "cupti_version, hostname, os, extra_json"
 #define VAR_COLS "name, family, params_json, sass, file, sha256, variant_index"
-#define PROB_COLS \
-    "op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha, beta, scale_a, scale_b, label"
+/* the problem's key (the table's UNIQUE constraint, schema 9), then its label */
+#define PROB_KEY                                                                       \
+    "op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, alpha, beta, scale_a, "  \
+    "scale_b, heads, heads_kv, seq_q, seq_k, head_dim, causal, softmax_scale"
+#define PROB_COLS PROB_KEY ", label"
 /* measurement columns after run_id, variant_id, problem_id (none is a column of variants or
  * problems, so the results join can name them unqualified) */
 #define MEAS_TAIL                                                                      \
@@ -53,13 +56,13 @@ static const char *const sql[Q_COUNT] = {
     [Q_VAR_FIND] = "SELECT id FROM variants WHERE run_id = ? AND name = ?",
     [Q_VARIANTS] = "SELECT id, " VAR_COLS " FROM variants WHERE run_id = ? ORDER BY id",
     [Q_PROB_INSERT] = "INSERT INTO problems (" PROB_COLS ") "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                      "ON CONFLICT (op, m, n, k, batch, dtypes, layouts, lda, ldb, ldc, ldd, "
-                      "alpha, beta, scale_a, scale_b) DO NOTHING",
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                      "ON CONFLICT (" PROB_KEY ") DO NOTHING",
     [Q_PROB_FIND] = "SELECT id FROM problems WHERE op = ? AND m = ? AND n = ? AND k = ? "
                     "AND batch = ? AND dtypes = ? AND layouts = ? AND lda = ? AND ldb = ? "
                     "AND ldc = ? AND ldd = ? AND alpha = ? AND beta = ? AND scale_a = ? "
-                    "AND scale_b = ?",
+                    "AND scale_b = ? AND heads = ? AND heads_kv = ? AND seq_q = ? AND seq_k = ? "
+                    "AND head_dim = ? AND causal = ? AND softmax_scale = ?",
     [Q_MEAS_INSERT] = "INSERT INTO measurements (run_id, variant_id, problem_id, " MEAS_TAIL
                       ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_SAMPLE_INSERT] = "INSERT INTO samples (measurement_id, idx, ms, clock_mhz) "

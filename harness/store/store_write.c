@@ -9,6 +9,7 @@
 #include "store/store_int.h"
 #include "store/store.h"
 #include "common/tb.h"
+#include "common/problem.h"
 
 #include <sqlite3.h>
 
@@ -258,7 +259,41 @@ static int bind_problem_key(sqlite3_stmt *st, const tb_problem_info *p)
     b |= sqlite3_bind_double(st, i++, p->beta);
     b |= sqlite3_bind_double(st, i++, p->scale_a);
     b |= sqlite3_bind_double(st, i++, p->scale_b);
+    b |= sqlite3_bind_int64(st, i++, p->heads);
+    b |= sqlite3_bind_int64(st, i++, p->heads_kv);
+    b |= sqlite3_bind_int64(st, i++, p->seq_q);
+    b |= sqlite3_bind_int64(st, i++, p->seq_k);
+    b |= sqlite3_bind_int64(st, i++, p->head_dim);
+    b |= sqlite3_bind_int(st, i++, p->causal);
+    b |= sqlite3_bind_double(st, i++, p->softmax_scale);
     return b;
+}
+#define PROB_LABEL_PARAM 23   /* after the 22 key columns of PROB_COLS (store_sql.c) */
+
+/* The fields of the other operation are 0 (record.h), so that the key says what a problem is:
+ * NULL when p is whole, else what is wrong with it. */
+static const char *problem_wrong(const tb_problem_info *p, char *buf, size_t cap)
+{
+    if (!tb_problem_info_is_attention(p)) {
+        if (p->heads || p->heads_kv || p->seq_q || p->seq_k || p->head_dim || p->causal ||
+            p->softmax_scale != 0)
+            return "a GEMM problem with attention sizes";
+        return NULL;
+    }
+    tb_attn_layout layout;
+    if (p->m || p->n || p->k || p->lda || p->ldb || p->ldc || p->ldd || p->alpha != 0 ||
+        p->beta != 0 || p->scale_a != 0 || p->scale_b != 0)
+        return "an attention problem with GEMM sizes";
+    if (p->batch < 1 || p->heads < 1 || p->heads_kv < 1 || p->seq_q < 1 || p->seq_k < 1 ||
+        p->head_dim < 1 || p->heads % p->heads_kv)
+        return "an attention problem with a non-positive size, or heads_kv not dividing heads";
+    if ((p->causal != 0 && p->causal != 1) || !isfinite(p->softmax_scale) || !(p->softmax_scale > 0))
+        return "an attention problem whose causal is not 0 or 1 or whose scale is not positive";
+    if (tb_attn_layout_parse(p->layouts, &layout) != TB_OK) {
+        snprintf(buf, cap, "an attention problem of layout '%.8s' (bhsd or bshd)", p->layouts);
+        return buf;
+    }
+    return NULL;
 }
 
 int tb_store_put_problem(tb_store *s, tb_problem_info *p, char *msg, size_t len)
@@ -270,11 +305,14 @@ int tb_store_put_problem(tb_store *s, tb_problem_info *p, char *msg, size_t len)
     if (!(p->scale_a >= 0) || !(p->scale_b >= 0) || isinf(p->scale_a) || isinf(p->scale_b))
         return tb_fail(msg, len, TB_EINTERNAL, "cannot record a problem: scale_a %g or scale_b "
                        "%g is neither 0 (none) nor finite and positive", p->scale_a, p->scale_b);
+    char why[96];
+    const char *wrong = problem_wrong(p, why, sizeof why);
+    if (wrong) return tb_fail(msg, len, TB_EINTERNAL, "cannot record a problem: %s", wrong);
     sqlite3_stmt *ins = NULL, *find = NULL;
     if ((rc = tbs_prep(s, Q_PROB_INSERT, &ins, msg, len))) return rc;
     if ((rc = tbs_prep(s, Q_PROB_FIND, &find, msg, len))) return rc;
     int b = bind_problem_key(ins, p);
-    b |= BIND_TEXT(ins, 16, p->label);
+    b |= BIND_TEXT(ins, PROB_LABEL_PARAM, p->label);
     b |= bind_problem_key(find, p);
     if (b) {
         tbs_done(ins);

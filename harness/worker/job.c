@@ -122,6 +122,9 @@ static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
     tb_problem prob;
     int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &prob, msg, len);
     if (rc) return rc;
+    if (prob.op != TB_OP_GEMM)   /* the wire carries it; buffers, inputs, reference: issue 33 */
+        return tb_fail(msg, len, TB_EWORKER, "attention problems: the worker cannot measure them "
+                       "yet (issue 33)");
     w->g = prob.gemm;
     w->scales = prob.gemm_scales;
     w->device = (int)tb_json_num(j, "device", 0);
