@@ -81,7 +81,7 @@ case ${3:-} in
                --no-energy --no-progress --quiet --db "$out/small.db" >> "$log" 2>&1 ;;
     large) "$TB" sweep --variants "$G" --filter 'wgmma_bf16_*_tn' --shapes "$out/llm-large.txt" \
                --no-energy --no-progress --quiet --db "$out/large.db" >> "$log" 2>&1 ;;
-    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.6 --explore 1000 --explain --table "$out/search-table.json" \
+    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.7 --explain --table "$out/search-table.json" \
                --db "$out/search.db" >> "$log" 2>&1 ;;
     *) echo "search-gpu: --part small|large|search" >&2; exit 2 ;;
 esac

@@ -19,6 +19,11 @@
 #   6 scripts/search-gpu.sh --compare (issue 25's GPU run, judged here): a search that kept each
 #     shape's winner at a quarter of the GPU time passes; one that kept the losers, or spent
 #     half the time, fails
+#   7 --replay-noise (docs/search.md, fourteenth session): the same seed gives the same search,
+#     another seed another; sigma 0 is no noise; the sweep's own medians judge the winners
+#     (a noisy search's "found" line counts what the recording says of its picks); the
+#     replay also prints the rounds' cost as the GPU's search rounds cost, and how many shapes
+#     timed a point within 1 % of the sweep's best
 # Environment (set by CTest): TB, TB_SRC, TB_VARIANTS_GRID.
 set -u
 pass=0; fail=0
@@ -78,6 +83,10 @@ one_line search-4.4 "--per-round" --replay "$tmp/rec.db" --per-round 0
 one_line search-4.5 "unknown" --replay "$tmp/rec.db" --frobnicate
 one_line search-4.6 "family 'nosuch'" --replay "$tmp/rec.db" --family nosuch
 one_line search-4.7 "takes no operand" --replay "$tmp/rec.db" extra
+one_line search-4.10 "--replay-noise 'x'" --replay "$tmp/rec.db" --replay-noise x
+one_line search-4.11 "--replay-noise '0.03,2'" --replay "$tmp/rec.db" --replay-noise 0.03,2
+one_line search-4.12 "--replay-noise is for --replay" --replay-noise 0.03 --db "$tmp/none.db"
+one_line search-4.13 "--refit" --replay "$tmp/rec.db" --refit sometimes
 "$TB" search --help | grep -q "usage: tilebench search" && ok search-4.8 || bad search-4.8 "--help"
 [ ! -e "$tmp/no-such.db" ] && ok search-4.9 || bad search-4.9 "a missing database was created"
 
@@ -257,6 +266,42 @@ out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-miss" 2>
 [ $rc = 1 ] && [ "$(grep -c MISSED <<<"$out")" = 17 ] && ok search-6.2 || bad search-6.2 "exit $rc: $(tail -2 <<<"$out")"
 out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-dear" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "(50 %)$" <<<"$out" && ok search-6.3 || bad search-6.3 "exit $rc: $(tail -2 <<<"$out")"
+
+# 7: the replay's noise
+"$TB" search --replay "$tmp/rec.db" > "$tmp/n0.out" 2>&1
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0,0,9 > "$tmp/n00.out" 2>&1
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.035,0.035,3 > "$tmp/n3a.out" 2>&1; rc=$?
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.035,0.035,3 > "$tmp/n3b.out" 2>&1
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.035,0.035,4 > "$tmp/n4.out" 2>&1
+[ $rc -le 1 ] && cmp -s "$tmp/n3a.out" "$tmp/n3b.out" && ! cmp -s "$tmp/n3a.out" "$tmp/n4.out" \
+    && grep -q "^replayed with noise: .* (sigma 0.035) .* (sigma 0.035), lognormal, seed 3$" "$tmp/n3a.out" \
+    && ok search-7.1 || bad search-7.1 "exit $rc: $(tail -4 "$tmp/n3a.out")"
+cmp -s "$tmp/n0.out" "$tmp/n00.out" && ! grep -q "replayed with noise" "$tmp/n0.out" \
+    && ok search-7.2 || bad search-7.2 "sigma 0 is not the noiseless replay: $(diff "$tmp/n0.out" "$tmp/n00.out" | head -3)"
+# judged by the recording: each shape "same"/"tied" only when the recording's median of the
+# search's winner is within 1 % of the recording's best; the line counts those
+/usr/bin/python3 - "$tmp/n3a.out" "$tmp/rec.db" <<'PYEOF' && ok search-7.3 || bad search-7.3 "$(tail -5 "$tmp/n3a.out")"
+import re, sqlite3, sys
+out = open(sys.argv[1]).read()
+c = sqlite3.connect(sys.argv[2])
+q = ("SELECT min(x.median_ms) FROM measurements x JOIN variants w ON w.id = x.variant_id JOIN problems p ON p.id = x.problem_id "
+     "WHERE x.status = 'ok' AND x.disposition = 'passed' AND p.layouts = 'tn' AND p.m=? AND p.n=? AND p.k=?")
+good = 0
+for line in out.splitlines():
+    f = line.split()
+    if not f or not re.match(r"^\d+x\d+x\d+$", f[0]): continue
+    m, n, k = map(int, f[0].split("x"))
+    best, mine = c.execute(q, (m, n, k)).fetchone()[0], c.execute(q + " AND w.name=?", (m, n, k, f[1])).fetchone()[0]
+    ok = mine <= 1.01 * best
+    assert (f[-1] in ("same", "(<=1%)")) == ok, line
+    good += ok
+found = int(re.search(r"within 1 % on (\d+) of 17 shapes", out).group(1))
+assert found == good, (found, good)
+cov = int(re.search(r"^timed the sweep's winner or a point within 1 % of it on (\d+) of 17", out, re.M).group(1))
+assert found <= cov <= 17, (found, cov)
+assert re.search(r"^as search rounds on the GPU \(0.77 s a shape, 0.106 s a point, 43.8 times its median: "
+                 r"docs/search.md\): [0-9.]+ s, \d+ % of the sweep's$", out, re.M), "no modelled cost"
+PYEOF
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

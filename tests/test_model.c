@@ -37,6 +37,16 @@ static int oracle(void *ctx, const tb_search_point *pts, const int *idx, int n, 
     return TB_OK;
 }
 
+/* the oracle again, each time times tb_search_noise (ctx: {sigma_point, sigma_shape}, seed 7) */
+static int noisy_oracle(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                        int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    const double *sg = ctx;
+    const int rc = oracle(NULL, pts, idx, n, m, nn, k, ms, clk, cost, msg, len);
+    for (int i = 0; i < n; i++) ms[i] *= tb_search_noise(7, m, nn, k, pts[idx[i]].name, sg[0], sg[1]);
+    return rc;
+}
+
 int main(void)
 {
     char msg[TB_MSG_LEN];
@@ -162,6 +172,69 @@ int main(void)
         TB_CHECK(r.shapes[ns - 1].stopped_by_budget && r.shapes[ns - 1].winner < 0);
         tb_search_result_free(&r);
         TB_CHECK(tb_search_run(pts, 0, shp, ns, &H100, &md, &o, oracle, NULL, &r, msg, sizeof msg) == TB_EUSAGE);
+    }
+    TB_CASE("model-2.4", "a refit from a drifted model and from the start keeps the better fit") {
+        tb_model start, drifted;
+        tb_model_default(&start);
+        drifted = start;    /* constants a noisy refit could wander to, inside the bounds */
+        drifted.c[TB_MC_EFF] *= 0.1; drifted.c[TB_MC_STAGES] *= 8; drifted.c[TB_MC_TILE_US] *= 15;
+        drifted.c[TB_MC_PINGPONG] *= 0.2;
+        tb_model last = drifted, fresh = start, both = drifted;
+        const double e_last = tb_model_fit(&last, &H100, obs, no), e_fresh = tb_model_fit(&fresh, &H100, obs, no);
+        const double e_both = tb_model_refit(&both, &start, &H100, obs, no);
+        printf("  within-shape median error: from the drifted model %.2f %%, from the start %.2f %%, "
+               "refit %.2f %%\n", 100 * e_last, 100 * e_fresh, 100 * e_both);
+        TB_CHECK(isfinite(e_both) && (e_both == e_last || e_both == e_fresh));
+        TB_CHECK(e_both <= e_last && e_both <= 2 * e_fresh);
+        TB_CHECK(isnan(tb_model_refit(&both, &start, &H100, obs, 0)));
+    }
+    TB_CASE("search-1.3", "replay noise: deterministic per seed, shape and name; a common shape factor; its sigma") {
+        const double a = tb_search_noise(1, 128, 4096, 4096, "p1", 0.035, 0.035);
+        TB_CHECK(a == tb_search_noise(1, 128, 4096, 4096, "p1", 0.035, 0.035));
+        TB_CHECK(a != tb_search_noise(2, 128, 4096, 4096, "p1", 0.035, 0.035));
+        TB_CHECK(a != tb_search_noise(1, 128, 4096, 4096, "p2", 0.035, 0.035));
+        TB_CHECK(a != tb_search_noise(1, 128, 4096, 8192, "p1", 0.035, 0.035));
+        TB_CHECK(tb_search_noise(1, 128, 4096, 4096, "p1", 0, 0) == 1.0);
+        /* the shape factor alone: one value for every point of a shape */
+        TB_CHECK(tb_search_noise(3, 16, 8192, 8192, "p1", 0, 0.05) == tb_search_noise(3, 16, 8192, 8192, "p2", 0, 0.05));
+        TB_CHECK(tb_search_noise(3, 16, 8192, 8192, "p1", 0, 0.05) != tb_search_noise(3, 16, 8192, 4096, "p1", 0, 0.05));
+        /* ln of the point factor: mean 0 and sd sigma over many names; the shape's likewise */
+        double sp = 0, sp2 = 0, ss = 0, ss2 = 0;
+        const int nk = 4000;
+        for (int i = 0; i < nk; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "point%d", i);
+            const double lp = log(tb_search_noise(5, 1024, 4096, 4096, name, 0.035, 0));
+            const double ls = log(tb_search_noise(5, 1024, 4096, 4096 + 64 * i, "p", 0, 0.035));
+            sp += lp; sp2 += lp * lp; ss += ls; ss2 += ls * ls;
+        }
+        const double mp = sp / nk, sdp = sqrt(sp2 / nk - mp * mp), ms_ = ss / nk, sds = sqrt(ss2 / nk - ms_ * ms_);
+        printf("  ln point factor: mean %.4f sd %.4f; ln shape factor: mean %.4f sd %.4f (sigma 0.035)\n",
+               mp, sdp, ms_, sds);
+        TB_CHECK(fabs(mp) < 0.003 && fabs(sdp - 0.035) < 0.003 && fabs(ms_) < 0.003 && fabs(sds - 0.035) < 0.003);
+    }
+    TB_CASE("search-1.4", "a common factor per shape changes no decision of the search; per-point noise does") {
+        tb_search_point pts[16];
+        char names[16][8];
+        for (int p = 0; p < np; p++) { snprintf(names[p], sizeof names[p], "p%d", p); pts[p].name = names[p]; pts[p].k = pts_k[p]; }
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        tb_search_result r0, r1, r2;
+        const double none[2] = { 0, 0 }, shape_only[2] = { 0, 0.2 }, point[2] = { 0.05, 0 };
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, noisy_oracle, (void *)none, &r0, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, noisy_oracle, (void *)shape_only, &r1, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, noisy_oracle, (void *)point, &r2, msg, sizeof msg) == TB_OK);
+        int same = r0.n_obs == r1.n_obs, differ = r0.n_obs != r2.n_obs;
+        for (int s = 0; s < ns; s++) {
+            same = same && r0.shapes[s].winner == r1.shapes[s].winner && r0.shapes[s].timed == r1.shapes[s].timed;
+            differ = differ || r0.shapes[s].winner != r2.shapes[s].winner || r0.shapes[s].timed != r2.shapes[s].timed;
+        }
+        for (size_t i = 0; same && i < r0.n_obs; i++) same = r0.obs_point[i] == r1.obs_point[i];
+        TB_CHECK(same);
+        TB_CHECK(differ);
+        tb_search_result_free(&r0);
+        tb_search_result_free(&r1);
+        tb_search_result_free(&r2);
     }
     return tb_test_done();
 }

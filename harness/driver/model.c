@@ -415,3 +415,26 @@ double tb_model_fit(tb_model *md, const tb_machine *mc, const tb_obs *obs, size_
     free(tmp);
     return tb_model_rel_error_q(md, mc, obs, n, 0.5);
 }
+
+/* the sum of squared within-shape errors of md (constants and knob effects) on obs; INFINITY
+ * out of memory */
+static double within_sse(const tb_model *md, const tb_machine *mc, const tb_obs *obs, size_t n)
+{
+    double *e = malloc(n * sizeof *e), s = 0;
+    if (!e) return INFINITY;
+    rel_resid(md, mc, obs, n, e);
+    for (size_t i = 0; i < n; i++) s += e[i] * e[i];
+    free(e);
+    return isfinite(s) ? s : INFINITY;
+}
+
+double tb_model_refit(tb_model *md, const tb_model *start, const tb_machine *mc, const tb_obs *obs,
+                      size_t n)
+{
+    if (!n) return NAN;
+    tb_model fresh = *start;
+    tb_model_fit(md, mc, obs, n);
+    tb_model_fit(&fresh, mc, obs, n);
+    if (within_sse(&fresh, mc, obs, n) < within_sse(md, mc, obs, n)) *md = fresh;
+    return tb_model_rel_error_q(md, mc, obs, n, 0.5);
+}

@@ -85,4 +85,13 @@ double tb_model_rank_corr(const tb_model *md, const tb_machine *mc, const tb_obs
  * tb_model_rel_error_q, the constants kept within a factor of 20 of the defaults); md is the
  * starting point. Returns the median within-shape error after the fit. */
 double tb_model_fit(tb_model *md, const tb_machine *mc, const tb_obs *obs, size_t n);
+
+/* What a search refits with: tb_model_fit twice, from md (the last fit) and from start (the
+ * model the search began with), keeping in md the one with the smaller sum of squared
+ * within-shape errors (knob effects included). A fit that only ever continues from the last
+ * one can drift, on noisy timings, into constants that fit what was timed and mislead the
+ * search everywhere else; a fresh start each time bounds that (docs/search.md, fourteenth
+ * session). Returns the median within-shape error after the refit. */
+double tb_model_refit(tb_model *md, const tb_model *start, const tb_machine *mc, const tb_obs *obs,
+                      size_t n);
 #endif

@@ -1,13 +1,17 @@
 /* search.c - the model-guided search loop (see search.h, docs/search.md).
  *
  * Owns the rounds on one shape and the bookkeeping across shapes. A round predicts every
- * untimed point with the current constants, times the per_round most promising, and refits
- * the constants on every timing so far (all shapes: the constants are the GPU's, not the
- * shape's). While fewer than `explore` timings are known, the first round on a shape times the
- * most promising point of every tile class (tile and schedule) as well. The error margin is the larger of min_margin and
- * the refitted model's quantile error (90 %: nine points in ten are predicted closer); a point is skipped for good when its prediction divided by e^margin is still
- * slower than the best median timed on the shape. The budget, when set, ends the search where
- * it is: the shapes not reached keep winner -1.
+ * untimed point with the current model, scaled to the shape by what was timed there, times the
+ * per_round most promising, and refits the model on every timing so far (all shapes: the
+ * constants are the GPU's, not the shape's), from the last fit and from the starting model,
+ * keeping the better (tb_model_refit: a fit that only continues from the last one drifts on
+ * noisy timings). While fewer than `explore` timings are known, the first round on a shape
+ * times the most promising point of every tile class (tile and schedule) as well. The error
+ * margin is the larger of min_margin and the refitted model's `quantile` of its within-shape
+ * errors; a point is skipped for good when its prediction divided by e^margin is still slower
+ * than the best median timed on the shape. The budget, when set, ends the search where it is:
+ * the shapes not reached keep winner -1. Also the replay's noise (tb_search_noise): a pure
+ * function of a seed, the shape and the point's name.
  */
 #include "driver/search.h"
 #include "common/tb.h"
@@ -32,6 +36,37 @@ void tb_search_result_free(tb_search_result *r)
     free(r->obs_point);
     free(r->obs_pred_ms);
     memset(r, 0, sizeof *r);
+}
+
+/* splitmix64's finaliser: a well-mixed 64-bit value of x */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* a standard normal from the key h (Box-Muller on two uniforms in (0, 1)) */
+static double normal_of(uint64_t h)
+{
+    const uint64_t a = mix64(h), b = mix64(a);
+    const double u1 = ((double)(a >> 11) + 0.5) / 9007199254740992.0,
+                 u2 = ((double)(b >> 11) + 0.5) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+double tb_search_noise(uint64_t seed, int64_t m, int64_t n, int64_t k, const char *name,
+                       double sigma_point, double sigma_shape)
+{
+    uint64_t hs = mix64(seed);
+    hs = mix64(hs ^ (uint64_t)m);
+    hs = mix64(hs ^ (uint64_t)n);
+    hs = mix64(hs ^ (uint64_t)k);
+    uint64_t hp = hs ^ 0x5bd1e9955bd1e995ull;       /* FNV-1a of the name over the shape's key */
+    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c; c++)
+        hp = (hp ^ *c) * 0x100000001b3ull;
+    return exp(sigma_shape * normal_of(hs) + sigma_point * normal_of(mix64(hp)));
 }
 
 static int grow(tb_search_result *r, size_t need)
@@ -148,7 +183,9 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 out->n_obs++;
                 if (ms[i] < sh->winner_ms) { sh->winner_ms = ms[i]; sh->winner = p; }
             }
-            tb_model_fit(&out->model, mc, out->obs, out->n_obs);
+            /* from the last fit and from the starting model: the better of the two (model.h) */
+            if (o->refit_last) tb_model_fit(&out->model, mc, out->obs, out->n_obs);
+            else tb_model_refit(&out->model, md, mc, out->obs, out->n_obs);
             const double err = tb_model_rel_error_q(&out->model, mc, out->obs, out->n_obs, o->quantile);
             margin = isfinite(err) && err > o->min_margin ? err : o->min_margin;
             if (o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;

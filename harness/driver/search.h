@@ -29,6 +29,9 @@ typedef struct tb_search_opts {
     int explore;            /* while fewer timings than this are known, a shape's first round
                                also times the best point of every tile class (default 100) */
     double clock_mhz;       /* the clock predictions assume before anything is timed */
+    int refit_last;         /* 1: each refit continues from the last fit only (before the
+                               fourteenth session); 0: also from the starting model, the
+                               better kept (tb_model_refit; default) */
 } tb_search_opts;
 
 /* What the search found on one shape. */
@@ -64,4 +67,11 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                   tb_search_result *out, char *msg, size_t len);
 
 void tb_search_result_free(tb_search_result *r);
+
+/* A replayed timing's noise factor: exp(sigma_shape * z_s + sigma_point * z_p), z_s and z_p
+ * standard normal, drawn from (seed, m, n, k) and (seed, m, n, k, name): the same shape gets
+ * the same z_s for every point, the same point on the same shape the same z_p whenever it is
+ * asked, whatever else was asked before (docs/search.md: the noise of a replay). */
+double tb_search_noise(uint64_t seed, int64_t m, int64_t n, int64_t k, const char *name,
+                       double sigma_point, double sigma_shape);
 #endif
