@@ -52,12 +52,19 @@ run cli-2.18 2 "invalid value 'warm' for --l2" "$TB" sweep --l2 warm --db "$db"
 run cli-2.19 2 "invalid value 'tx' for --layout" "$TB" sweep --layout tx --db "$db"
 run cli-2.20 2 "invalid value 'helgrind' for --sanitize" "$TB" sweep --sanitize=helgrind --db "$db"
 run cli-2.21 2 "invalid value '1' for --trials" "$TB" sweep --trials 1 --db "$db"
-# attention shapes (issue 33) parse, but nothing measures them yet: refused before anything runs
-run cli-2.23 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" sweep --shapes 1x32x4096x4096x128:causal:hkv=8 --db "$db"
-run cli-2.24 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" sweep --shapes smoke,attn --db "$db"
-one_line cli-2.25 "$TB" sweep --shapes attn --db "$db"
+# attention shapes (issue 33): sweep measures them (gpu_attention); the GEMM-only options and
+# the commands that measure GEMM only refuse them before anything runs or is written
+run cli-2.23 2 "attention shapes: --metrics applies to GEMM only (issue 33)" "$TB" sweep --shapes 1x32x4096x4096x128:causal:hkv=8 --metrics banks --db "$db"
+run cli-2.24 2 "attention shapes: --layout applies to GEMM only (issue 33)" "$TB" sweep --shapes smoke,attn --layout nn --db "$db"
+run cli-2.28 2 "attention shapes: --dtype applies to GEMM only (issue 33)" "$TB" sweep --shapes attn --dtype e4m3 --db "$db"
+one_line cli-2.25 "$TB" sweep --shapes attn --pad 8 --db "$db"
 run cli-2.26 2 "attention shape '1x32x4096x4096x128:hkv=3': hkv=3 does not divide the 32 query heads" "$TB" sweep --shapes 1x32x4096x4096x128:hkv=3 --db "$db"
-run cli-2.27 2 "attention shapes: the worker cannot measure them yet (issue 33)" "$TB" gate --head "$tmp" --base "$tmp" --shapes 1x2x128x128x64 --db "$db"
+run cli-2.27 2 "attention shapes: \`gate\` measures GEMM only for now (issue 33)" "$TB" gate --head "$tmp" --base "$tmp" --shapes 1x2x128x128x64 --db "$db"
+run cli-2.30 2 "attention shapes: \`search\` measures GEMM only for now (issue 33)" "$TB" search --shapes 1x8x512x512x64:causal
+if [ $has_gpu = 0 ]; then
+    # without a GPU an attention sweep stops where a GEMM one does
+    run cli-2.29 2 "sweep needs an NVIDIA GPU" "$TB" sweep --shapes 1x8x512x512x64,1x8x512x512x64:causal --db "$db"
+fi
 if [ $has_gpu = 0 ]; then
     run cli-2.12 2 "sweep needs an NVIDIA GPU" "$TB" sweep --shapes smoke --db "$db"
     one_line cli-2.13 "$TB" sweep --shapes smoke --db "$db"

@@ -119,10 +119,12 @@ int main(int argc, char **argv)
     TB_CASE("shapes-5.7", "the measuring commands' check: GEMM only, for now") {
         tb_shape_list l = { 0 };
         TB_CHECK(tb_shapes_add(&l, "square", sets, msg, sizeof msg) == TB_OK);
-        TB_CHECK(tb_shapes_gemm_only(&l, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_shapes_gemm_only(&l, "gate", msg, sizeof msg) == TB_OK);
+        TB_CHECK(!tb_shapes_any_attention(&l));
         TB_CHECK(tb_shapes_add(&l, "1x32x4096x4096x128", sets, msg, sizeof msg) == TB_OK);
-        TB_CHECK(tb_shapes_gemm_only(&l, msg, sizeof msg) == TB_EUSAGE);
-        TB_CHECK(!strcmp(msg, "attention shapes: the worker cannot measure them yet (issue 33)"));
+        TB_CHECK(tb_shapes_gemm_only(&l, "gate", msg, sizeof msg) == TB_EUSAGE);
+        TB_CHECK(!strcmp(msg, "attention shapes: `gate` measures GEMM only for now (issue 33)"));
+        TB_CHECK(tb_shapes_any_attention(&l));
         tb_shapes_free(&l);
     }
     TB_CASE("shapes-5.8", "a shape file mixes operations; a bad attention line names file and line") {

@@ -353,7 +353,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     for (size_t i = 0; i < g.nshp; i++)
         if (tb_shapes_add(&shapes, g.shp[i], paths->shapes_dir, msg, sizeof msg))
             return tb_cli_error("%s", msg);
-    if (tb_shapes_gemm_only(&shapes, msg, sizeof msg)) return tb_cli_error("%s", msg);
+    if (tb_shapes_gemm_only(&shapes, "gate", msg, sizeof msg)) return tb_cli_error("%s", msg);
     char **hf = NULL, **bf = NULL;
     size_t nhf = 0, nbf = 0;
     if (tb_catalog_expand(g.head, g.nhead, &hf, &nhf, msg, sizeof msg)) return tb_cli_error("%s", msg);

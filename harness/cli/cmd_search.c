@@ -185,6 +185,13 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     if (db && (out_db || nv))
         return tb_cli_error("--replay takes its timings from DB: --db and --variants are for timing on the GPU");
     char msg[TB_MSG_LEN];
+    if (shapes_spec) {   /* an attention shape is refused before the GPU is opened or a file written */
+        tb_shape_list early = { 0 };
+        int erc = tb_shapes_add(&early, shapes_spec, paths->shapes_dir, msg, sizeof msg);
+        if (erc == TB_OK) erc = tb_shapes_gemm_only(&early, "search", msg, sizeof msg);
+        tb_shapes_free(&early);
+        if (erc) return tb_cli_error("%s", msg);
+    }
     tb_replay rp;
     memset(&rp, 0, sizeof rp);
     int rc;
@@ -232,7 +239,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     int64_t (*shapes)[3] = NULL;
     if (shapes_spec) {
         rc = tb_shapes_add(&sl, shapes_spec, paths->shapes_dir, msg, sizeof msg);
-        if (rc == TB_OK) rc = tb_shapes_gemm_only(&sl, msg, sizeof msg);
+        if (rc == TB_OK) rc = tb_shapes_gemm_only(&sl, "search", msg, sizeof msg);
         if (rc == TB_OK && (shapes = calloc(sl.n ? sl.n : 1, sizeof *shapes)))
             for (size_t i = 0; i < sl.n; i++) { shapes[ns][0] = sl.v[i].m; shapes[ns][1] = sl.v[i].n; shapes[ns++][2] = sl.v[i].k; }
         tb_shapes_free(&sl);

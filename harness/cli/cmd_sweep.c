@@ -414,7 +414,7 @@ static int sweep_body(int argc, char **argv, const tb_paths *paths, sweep_cli *c
     for (size_t i = 0; i < c->nshp; i++)
         if ((rc = tb_shapes_add(&shapes, c->shp[i], paths->shapes_dir, msg, sizeof msg)))
             return tb_cli_error("%s", msg);
-    if (tb_shapes_gemm_only(&shapes, msg, sizeof msg)) return tb_cli_error("%s", msg);
+    if (tb_sweep_opts_for_shapes(&c->o, &shapes, msg, sizeof msg)) return tb_cli_error("%s", msg);
     char **files = NULL;
     size_t nfiles = 0;
     if ((rc = tb_catalog_expand(c->vp, c->nvp, &files, &nfiles, msg, sizeof msg)))

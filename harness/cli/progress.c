@@ -6,6 +6,7 @@
 #include "cli/progress.h"
 #include "cli/cli.h"
 #include "common/text.h"
+#include "common/op.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,15 @@ static void draw_bar(tb_progress *r, const char *what, size_t done, size_t total
     r->bar_shown = 1;
 }
 
+/* A shape as the lines below print it: a GEMM's MxNxK as always, another op's token. */
+static const char *shape_str(const tb_shape *s, char *buf, size_t len)
+{
+    const tb_op_desc *d = tb_op_of_shape(s);
+    if (!d || d == &tb_op_gemm || !d->shape_text || d->shape_text(s, buf, len) < 0)
+        snprintf(buf, len, "%lldx%lldx%lld", (long long)s->m, (long long)s->n, (long long)s->k);
+    return buf;
+}
+
 void tb_progress_status(void *ctx, const tb_variant_info *v, const tb_shape *s, size_t done, size_t total)
 {
     tb_progress *r = ctx;
@@ -65,8 +75,9 @@ void tb_progress_status(void *ctx, const tb_variant_info *v, const tb_shape *s, 
     last = t;
     char what[256];
     char name[sizeof v->name * 4];
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s", (long long)s->m, (long long)s->n,
-             (long long)s->k, tb_text_escape(v->name, name, sizeof name, 0));
+    char sh[96];
+    snprintf(what, sizeof what, "%s %s", shape_str(s, sh, sizeof sh),
+             tb_text_escape(v->name, name, sizeof name, 0));
     draw_bar(r, what, done, total);
 }
 
@@ -78,9 +89,9 @@ void tb_progress_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
         if (m->status != TB_STATUS_OK && m->status != TB_STATUS_UNSUPPORTED) {
             tb_progress_clear(r);
             char reason[sizeof m->reason * 4];
-            fprintf(stderr, "  %s %lldx%lldx%lld: %s: %s\n", v->name, (long long)s->m,
-                    (long long)s->n, (long long)s->k, tb_status_name(m->status),
-                    tb_text_escape(m->reason, reason, sizeof reason, 0));
+            char sh[96];
+            fprintf(stderr, "  %s %s: %s: %s\n", v->name, shape_str(s, sh, sizeof sh),
+                    tb_status_name(m->status), tb_text_escape(m->reason, reason, sizeof reason, 0));
         }
         draw_bar(r, "", done, total);
         return;
@@ -90,8 +101,9 @@ void tb_progress_result(void *ctx, const tb_variant_info *v, const tb_shape *s,
     if (m->status == TB_STATUS_OK && m->disposition == TB_DISP_PASSED)
         snprintf(fig, sizeof fig, "%.1f TFLOP/s ", m->tflops);
     char reason[sizeof m->reason * 4];
-    fprintf(stderr, "[%zu/%zu] %lldx%lldx%lld %s: %s%s/%s%s%s\n", done, total, (long long)s->m,
-            (long long)s->n, (long long)s->k, v->name, fig, tb_status_name(m->status),
+    char sh[96];
+    fprintf(stderr, "[%zu/%zu] %s %s: %s%s/%s%s%s\n", done, total, shape_str(s, sh, sizeof sh),
+            v->name, fig, tb_status_name(m->status),
             tb_disposition_name(m->disposition), m->reason[0] ? ": " : "",
             tb_text_escape(m->reason, reason, sizeof reason, 0));
 }

@@ -42,6 +42,17 @@ __global__ void fill_bf16_kernel(__nv_bfloat16 *dst, size_t n, uint64_t seed, in
         dst[i] = __float2bfloat16_rn(draw(key, i, dist));
 }
 
+/* x + offset rounded once to bf16: the attention rule's large-logits trial (Q = x + 1,
+ * K = x + mu_k); x is the value fill_bf16_kernel draws for (seed, i, dist) */
+__global__ void fill_bf16_offset_kernel(__nv_bfloat16 *dst, size_t n, uint64_t seed, int dist,
+                                        float offset)
+{
+    uint64_t key = mix64(seed ^ 0xA5A5A5A5DEADBEEFull);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = __float2bfloat16_rn(draw(key, i, dist) + offset);
+}
+
 /* x / scale rounded to the nearest E4M3, saturating at +-448 (never NaN): the bits stand for
  * scale * decode(bits), about x */
 __global__ void fill_e4m3_kernel(__nv_fp8_storage_t *dst, size_t n, uint64_t seed, int dist,
@@ -221,6 +232,14 @@ extern "C" int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist 
                                cudaStream_t s)
 {
     fill_bf16_kernel<<<grid_for(n, 256), 256, 0, s>>>((__nv_bfloat16 *)dst, n, seed, (int)dist);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int tbdev_fill_bf16_offset(void *dst, size_t n, uint64_t seed, tb_init_dist dist,
+                                      float offset, cudaStream_t s)
+{
+    fill_bf16_offset_kernel<<<grid_for(n, 256), 256, 0, s>>>((__nv_bfloat16 *)dst, n, seed,
+                                                            (int)dist, offset);
     return (int)cudaGetLastError();
 }
 

@@ -27,6 +27,11 @@ typedef enum tb_init_dist {
  * makes them. */
 int tbdev_fill_bf16(void *dst, size_t n, uint64_t seed, tb_init_dist dist, cudaStream_t s);
 
+/* Fill n bf16 elements at dst with x_i + offset rounded once to bf16, x_i the value
+ * tbdev_fill_bf16 draws for (seed, i, dist): the attention rule's large-logits inputs. */
+int tbdev_fill_bf16_offset(void *dst, size_t n, uint64_t seed, tb_init_dist dist, float offset,
+                           cudaStream_t s);
+
 /* Fill n E4M3 bytes at dst: element i is x_i / scale rounded to the nearest E4M3 (saturating
  * at +-448, never NaN), x_i the value tbdev_fill_bf16 draws for (seed, i, dist); so the bits
  * stand for scale * decode(bits), x_i to within E4M3's 2^-4 relative rounding (zeros only

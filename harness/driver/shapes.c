@@ -19,12 +19,18 @@ int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len)
     return tb_op_for_token(tok)->shape_parse(tok, out, msg, len);
 }
 
-int tb_shapes_gemm_only(const tb_shape_list *l, char *msg, size_t len)
+int tb_shapes_any_attention(const tb_shape_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (tb_op_of_shape(&l->v[i]) != &tb_op_gemm)
-            return tb_fail(msg, len, TB_EUSAGE, "attention shapes: the worker cannot measure them "
-                           "yet (issue 33)");
+        if (tb_op_of_shape(&l->v[i]) != &tb_op_gemm) return 1;
+    return 0;
+}
+
+int tb_shapes_gemm_only(const tb_shape_list *l, const char *cmd, char *msg, size_t len)
+{
+    if (tb_shapes_any_attention(l))
+        return tb_fail(msg, len, TB_EUSAGE, "attention shapes: `%s` measures GEMM only for now "
+                       "(issue 33)", cmd);
     return TB_OK;
 }
 

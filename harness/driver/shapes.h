@@ -27,10 +27,12 @@ typedef struct tb_shape_list {
  * divide the 32 query heads", ...). */
 int tb_shape_parse(const char *tok, tb_shape *out, char *msg, size_t len);
 
-/* TB_OK when every shape of l is a GEMM's; else TB_EUSAGE and "attention shapes: the worker
- * cannot measure them yet (issue 33)". The measuring commands (sweep, gate, search) ask it
- * before anything runs or is written. */
-int tb_shapes_gemm_only(const tb_shape_list *l, char *msg, size_t len);
+/* TB_OK when every shape of l is a GEMM's; else TB_EUSAGE and "attention shapes: `CMD`
+ * measures GEMM only for now (issue 33)". The measuring commands that do not take attention
+ * yet (gate, search) ask it before anything runs or is written. */
+int tb_shapes_gemm_only(const tb_shape_list *l, const char *cmd, char *msg, size_t len);
+/* Non-zero when some shape of l is not a GEMM's (sweep refuses the GEMM-only options then). */
+int tb_shapes_any_attention(const tb_shape_list *l);
 
 /* Append the shapes of spec: a comma-separated list whose items are shapes, names of sets
  * in sets_dir, or paths of shape files (one shape per line, an optional label after it,

@@ -10,6 +10,7 @@
 #include "driver/counters_pass.h"
 #include "driver/worker_job.h"
 #include "common/tb.h"
+#include "common/op.h"
 #include "common/wire.h"
 #include "common/problem.h"
 #include <math.h>
@@ -42,6 +43,18 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     snprintf(o->stop, sizeof o->stop, "stdrel");
     snprintf(o->method, sizeof o->method, "auto");
     snprintf(o->l2, sizeof o->l2, "cold");
+}
+
+int tb_sweep_opts_for_shapes(const tb_sweep_opts *o, const tb_shape_list *l, char *msg, size_t len)
+{
+    if (!tb_shapes_any_attention(l)) return TB_OK;
+    const char *opt = o->metrics[0] ? "--metrics" : strcmp(o->dtype, "bf16") ? "--dtype"
+                    : strcmp(o->layout, "tn") ? "--layout" : o->pad ? "--pad"
+                    : o->alpha != 1.0 ? "--alpha" : o->beta != 0.0 ? "--beta" : NULL;
+    if (opt)
+        return tb_fail(msg, len, TB_EUSAGE, "attention shapes: %s applies to GEMM only (issue 33)",
+                       opt);
+    return TB_OK;
 }
 
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p)
@@ -315,8 +328,13 @@ static void *slot_main(void *arg)
         char why[TB_MSG_LEN] = "", shape[64];
         int rc = one_shape(sl, s, &failed, why, sizeof why);
         lk(sh);
-        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh->shapes->v[s].m,
-                 (long long)sh->shapes->v[s].n, (long long)sh->shapes->v[s].k);
+        {   /* the shape's token through its op's entry ("MxNxK", "BxHxSqxSkxD:causal") */
+            const tb_op_desc *od = tb_op_of_shape(&sh->shapes->v[s]);
+            if (!od || od == &tb_op_gemm || !od->shape_text ||   /* a GEMM's as it was */
+                od->shape_text(&sh->shapes->v[s], shape, sizeof shape) < 0)
+                snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh->shapes->v[s].m,
+                         (long long)sh->shapes->v[s].n, (long long)sh->shapes->v[s].k);
+        }
         sh->state[s] = failed ? SH_TODO : SH_DONE;
         if (rc == TB_OK && failed) {
             sh->failed_on[s] |= me;

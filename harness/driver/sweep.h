@@ -42,6 +42,11 @@ int tb_sweep_probe_env(const char *worker, const char *device, tb_environment *e
  * bf16 packed in BHSD (o's layout, dtype and pad are GEMM's, and no option names another
  * layout yet), f32 accumulation and LSE, softmax scale 1/sqrt(head_dim); common/problem.h. */
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p);
+/* TB_OK unless l holds an attention shape and o a GEMM-only option (--metrics, --dtype,
+ * --layout, --pad, --alpha, --beta: an attention problem is BF16, packed BHSD, scale 1/sqrt(D),
+ * and the counters pass measures GEMM only): TB_EUSAGE, "attention shapes: --metrics applies
+ * to GEMM only (issue 33)". */
+int tb_sweep_opts_for_shapes(const tb_sweep_opts *o, const tb_shape_list *l, char *msg, size_t len);
 
 /* The problem the worker and the variants see for p (what tb_sweep_problem described):
  * struct_size = sizeof(tb_problem); a GEMM and its scales, or an attention problem with the

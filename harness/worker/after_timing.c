@@ -7,6 +7,7 @@
 #include "common/stats.h"
 #include "worker/discipline.h"
 #include "worker/energy.h"
+#include "worker/op_worker.h"
 #include "worker/step.h"
 #include "worker/timing.h"
 #include "worker/trials.h"
@@ -125,8 +126,7 @@ int tbw_check_after_timing(worker *w, vstate *vs)
     }
     if (w->energy) tbw_measure_energy(w, vs);
     /* the trial after timing: new inputs at the same pointers, D poisoned again */
-    if (tb_validate_prepare(w->ref, &w->g, &w->vb, vs->seeds[2], w->dist, vs->use_naive, 0, w->s,
-                            msg, sizeof msg)) {
+    if (w->opw->prepare(w, vs, vs->ntr - 1, vs->seeds[2], 0, msg, sizeof msg)) {
         m->status = TB_STATUS_ERROR;
         snprintf(m->reason, sizeof m->reason, "%s", msg);
         return tbw_context_ok() ? 1 : 2;

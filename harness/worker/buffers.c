@@ -1,5 +1,5 @@
-/* buffers.c - the device buffers of tilebench-worker's measure mode: the problem's A, B, C
- * and D with D's guard bands, the references, the input sets the graph and stream methods
+/* buffers.c - the device buffers of tilebench-worker's measure mode: a GEMM's A, B, C
+ * and D with D's guard bands (an attention problem's: worker/op_worker_attention.c), the references, the input sets the graph and stream methods
  * rotate over, and the refresh of the inputs before every sample (see buffers.h). */
 #define _GNU_SOURCE
 #include "worker/buffers.h"
@@ -7,6 +7,7 @@
 #include "device/tbdev.h"
 #include "worker/measure.h"
 #include "worker/validate.h"
+#include "worker/op_worker.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -38,13 +39,16 @@ int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
         if (!w->sets) return tb_fail(msg, len, TB_ENOMEM, "out of host memory for the input sets");
         tb_buffers *io = &w->sets[0];
         io->struct_size = sizeof *io;
-        io->in[0] = b->a; io->in[1] = b->b; io->in[2] = w->g.beta != 0.0 ? b->c : NULL;
+        /* C is allocated only when it is read (beta != 0); V always */
+        io->in[0] = b->a; io->in[1] = b->b; io->in[2] = b->nc ? b->c : NULL;
         io->out[0] = b->d;
+        io->out[1] = b->lse;   /* attention's LSE; NULL for a GEMM */
         w->nsets = 1;
         w->set_bytes[0] = aligned(b->na * b->esz[0]);
         w->set_bytes[1] = aligned(b->nb * b->esz[1]);
         w->set_bytes[2] = b->nc ? aligned(b->nc * b->esz[2]) : 0;
-        w->set_bytes[3] = aligned(b->nd * 2);
+        /* the outputs' region: D (O), then attention's LSE on its own 256-byte boundary */
+        w->set_bytes[3] = aligned(b->nd * 2) + (b->nlse ? aligned(b->nlse * 4) : 0);
     }
     if (w->nsets >= want || w->nslabs == TB_SETS_SLABS) return TB_OK;
     const size_t *sb = w->set_bytes, per = sb[0] + sb[1] + sb[2] + sb[3];
@@ -73,8 +77,9 @@ int tbw_ensure_sets(worker *w, int want, char *msg, size_t len)
         io->struct_size = sizeof *io;
         io->in[0] = region[0] + j * sb[0];
         io->in[1] = region[1] + j * sb[1];
-        io->in[2] = w->g.beta != 0.0 ? region[2] + j * sb[2] : NULL;
+        io->in[2] = sb[2] ? region[2] + j * sb[2] : NULL;
         io->out[0] = region[3] + j * sb[3];
+        io->out[1] = b->nlse ? region[3] + j * sb[3] + aligned(b->nd * 2) : NULL;
     }
     /* values from the run's seed until the first refresh (warm-up, a graph's capture) */
     int e = 0;
@@ -139,6 +144,14 @@ uint64_t tbw_input_seed(uint64_t hidden_seed, uint64_t n)
 
 int tbw_alloc_bufs(worker *w, char *msg, size_t len)
 {
+    int rc = w->opw->alloc(w, msg, len);
+    if (rc) return rc;
+    return tb_measure_dev_init(&w->md, w->s, (size_t)w->env.l2_bytes, !w->profiler[0] && !w->profile,
+                               msg, len);
+}
+
+int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len)
+{
     tb_gemm *g = &w->g;
     tb_val_bufs *b = &w->vb;
     int rc = tb_validate_types(b, g, &w->scales, msg, len);
@@ -175,6 +188,5 @@ int tbw_alloc_bufs(worker *w, char *msg, size_t len)
                            a[i].bytes, cudaGetErrorString(e));
     }
     b->d = (uint16_t *)b->d_base + b->guard;
-    return tb_measure_dev_init(&w->md, w->s, (size_t)w->env.l2_bytes, !w->profiler[0] && !w->profile,
-                               msg, len);
+    return TB_OK;
 }

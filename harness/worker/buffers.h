@@ -11,9 +11,12 @@
 #include <stdint.h>
 #include "worker/state.h"
 
-/* Size and allocate w->vb for w->g (zeroed), then the timing methods' (tb_measure_dev_init).
- * TB_OK, or an error in msg. */
+/* Size and allocate w->vb for the problem (zeroed; w->opw's alloc), then the timing methods'
+ * (tb_measure_dev_init). TB_OK, or an error in msg. */
 int tbw_alloc_bufs(worker *w, char *msg, size_t len);
+/* The GEMM's w->vb for w->g: A, B, C (when beta != 0), D between guard bands, the references.
+ * The table entry's alloc (op_worker_gemm.c). */
+int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len);
 /* At least `want` input sets in w->sets[0 .. w->nsets), if memory allows: sets are added (in
  * a new allocation, filled with values from the run's seed) and never move, so a captured
  * graph keeps its pointers. Fewer than `want` when TB_SETS_MAX, TB_SETS_SLABS,

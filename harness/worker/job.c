@@ -13,6 +13,7 @@
 #include "common/stats.h"
 #include "common/stop.h"
 #include "reference/ref.h"
+#include "worker/op_worker.h"
 #include "worker/after_timing.h"
 #include "worker/buffers.h"
 #include "worker/env.h"
@@ -122,11 +123,14 @@ static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
     tb_problem prob;
     int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &prob, msg, len);
     if (rc) return rc;
-    if (prob.op != TB_OP_GEMM)   /* the wire carries it; buffers, inputs, reference: issue 33 */
-        return tb_fail(msg, len, TB_EWORKER, "attention problems: the worker cannot measure them "
-                       "yet (issue 33)");
-    w->g = prob.gemm;
-    w->scales = prob.gemm_scales;
+    /* what differs between operations: the worker's table (worker/op_worker.h) */
+    w->opw = tbw_op_for(prob.op);
+    if (!w->opw)
+        return tb_fail(msg, len, TB_EWORKER, "problems of op %u: the worker cannot measure them",
+                       (unsigned)prob.op);
+    w->op = prob.op;
+    rc = w->opw->take(w, &prob, msg, len);
+    if (rc) return rc;
     w->device = (int)tb_json_num(j, "device", 0);
     w->slot = (int)tb_json_num(j, "slot", -1);
     const char *uuid = tb_json_str(j, "device_uuid", "");

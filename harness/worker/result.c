@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "worker/result.h"
 #include "common/tb.h"
+#include "common/op.h"
 #include "common/stats.h"
 #include "common/stop.h"
 #include "common/wire.h"
@@ -14,9 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static double gemm_flops(const tb_gemm *g)
+/* The work counted for the problem the variant was offered: the op table's (common/op.h). */
+static double problem_flops(const tb_problem *p)
 {
-    return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+    const tb_op_desc *d = tb_op_find(p->op);
+    return d && d->flops ? d->flops(p) : NAN;
 }
 
 /* to the nanosecond: the host times need no 17 digits in a 2 KiB extra_json */
@@ -56,7 +59,7 @@ void tbw_send_result(worker *w, vstate *vs)
         m->min_ms = st.min;
         m->max_ms = st.max;
         m->rse = st.rse;
-        m->tflops = gemm_flops(&w->g) / (st.median * 1e-3) / 1e12;
+        m->tflops = problem_flops(&vs->lc.prob) / (st.median * 1e-3) / 1e12;
         m->clock_mhz = tb_stats_median(vs->clk, vs->n);
         m->samples_ms = vs->ms;
         m->samples_clock_mhz = vs->clk;

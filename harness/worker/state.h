@@ -74,6 +74,9 @@ typedef struct worker {
     tb_ref *ref;
     tb_gemm g;
     tb_gemm_scales scales;   /* the problem's growth-1 member: 1 and 1 for 16-bit operands */
+    uint32_t op;             /* the problem's tb_op */
+    tb_attention attn;       /* the problem when op is TB_OP_ATTENTION_FWD (w->g is then 0) */
+    const struct tbw_op *opw;   /* its entry in the worker's table (worker/op_worker.h) */
     tb_val_bufs vb;
     tb_measure_dev md;
     tb_init_dist dist;

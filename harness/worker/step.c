@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "worker/step.h"
 #include "worker/out.h"
+#include "worker/op_worker.h"
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 
@@ -47,8 +48,7 @@ void tbw_send_begin(const vstate *vs, const char *phase)
 void tbw_nvtx_push(const worker *w, const vstate *vs, const char *phase)
 {
     char shape[96];
-    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)w->g.m, (long long)w->g.n,
-             (long long)w->g.k);
+    w->opw->shape_text(w, shape, sizeof shape);
     nvtxRangePushA("tb");
     nvtxRangePushA(vs->jv->name);
     nvtxRangePushA(shape);

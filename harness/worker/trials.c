@@ -8,6 +8,7 @@
 #include "worker/buffers.h"
 #include "worker/discipline.h"
 #include "worker/loader.h"
+#include "worker/op_worker.h"
 #include "worker/out.h"
 #include "worker/step.h"
 #include <fcntl.h>
@@ -93,7 +94,7 @@ int tbw_validated_launch(worker *w, vstate *vs, int trial, tb_val_result *vr, do
     cudaEventDestroy(e1);
     *launch_ms = f;
     vs->last_event_ms = f;
-    if (tb_validate_check(&w->g, &w->vb, w->dist, w->s, vr, msg, sizeof msg) != TB_OK)
+    if (w->opw->check(w, vr, msg, sizeof msg) != TB_OK)
         return tbw_cuda_crash(m, "validation failed to run", msg) ? 2 : 1;
     return 0;
 }
@@ -128,15 +129,7 @@ int tbw_validate_before_timing(worker *w, vstate *vs)
     launch_ctx *lc = &vs->lc;
     tb_measurement *m = &vs->m;
     lc->v = v;
-    lc->prob.struct_size = sizeof lc->prob;
-    lc->prob.op = TB_OP_GEMM;
-    lc->prob.gemm = w->g;
-    lc->prob.gemm_scales = w->scales;
-    lc->io.struct_size = sizeof lc->io;
-    lc->io.in[0] = w->vb.a;
-    lc->io.in[1] = w->vb.b;
-    lc->io.in[2] = w->g.beta != 0.0 ? w->vb.c : NULL;
-    lc->io.out[0] = w->vb.d;
+    w->opw->launch_args(w, &lc->prob, &lc->io);   /* the op's problem and main buffers */
     vs->use_naive = strcmp(v->family, "cublaslt") == 0;   /* not validated against itself */
     uint64_t vseed = hash_str(v->name, w->seed ^ 0xcbf29ce484222325ull) & ((1ull << 50) - 1);
     vs->hseed = hidden_seed();
@@ -193,8 +186,7 @@ int tbw_validate_before_timing(worker *w, vstate *vs)
     if (tbw_persisting_l2_found(w->s, why, sizeof why)) { tbw_flag(m, "persisting-l2", why); return 1; }
     for (int t = 0; t < vs->ntr - 1; t++) {
         uint64_t seed = t < 2 ? vs->seeds[t] : vseed + 104729ull * (uint64_t)t;
-        if (tb_validate_prepare(w->ref, &w->g, &w->vb, seed, w->dist, vs->use_naive, t == 0, w->s,
-                                msg, sizeof msg)) {
+        if (w->opw->prepare(w, vs, t, seed, t == 0, msg, sizeof msg)) {
             m->status = TB_STATUS_ERROR;
             snprintf(m->reason, sizeof m->reason, "%s", msg);
             return tbw_context_ok() ? 1 : 2;

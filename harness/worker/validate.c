@@ -76,6 +76,11 @@ int tb_validate_repoison(const tb_val_bufs *b, cudaStream_t s, char *msg, size_t
     CU(tbdev_fill_u16(b->d_base, b->guard, TB_CANARY_BF16, s));
     CU(tbdev_fill_u16(b->d, b->nd, TB_POISON_BF16, s));
     CU(tbdev_fill_u16((uint16_t *)b->d + b->nd, b->guard, TB_CANARY_BF16, s));
+    if (b->lse) {   /* attention's LSE: FP32, each float two 16-bit patterns */
+        CU(tbdev_fill_u16(b->lse_base, 2 * b->lse_guard, TB_CANARY_BF16, s));
+        CU(tbdev_fill_u16(b->lse, 2 * b->nlse, TB_POISON_BF16, s));
+        CU(tbdev_fill_u16((float *)b->lse + b->nlse, 2 * b->lse_guard, TB_CANARY_BF16, s));
+    }
     return TB_OK;
 }
 

@@ -41,6 +41,16 @@ typedef struct tb_val_bufs {
     tb_cmp_result *cmp_dev;       /* one device tb_cmp_result */
     unsigned long long *scratch;  /* 4 device words */
     unsigned long long sum_in[3]; /* checksums of A, B, C taken by prepare */
+    /* attention (worker/op_worker_attention.c): a, b, c, d are Q, K, V, O; the rest is NULL
+     * and 0 for a GEMM. LSE sits between guard bands of lse_guard floats in lse_base (the
+     * canary's 16-bit pattern twice a float); d_ref holds O_ref [B][H][Sq][D], d_ref2 the
+     * second reference's O (small shapes) */
+    void   *lse, *lse_base;       /* FP32 */
+    size_t  nlse, lse_guard;      /* in floats */
+    float  *lse_ref, *lse_ref2;   /* [B][H][Sq] */
+    void   *ref_ws;               /* the cuBLASLt attention reference's workspace */
+    size_t  ref_ws_bytes;
+    double  qk_bound;             /* the rule's S for the inputs prepare drew */
 } tb_val_bufs;
 
 typedef struct tb_val_result {
@@ -75,7 +85,8 @@ int tb_validate_prepare(tb_ref *ref, const tb_gemm *g, tb_val_bufs *b, uint64_t 
                         tb_init_dist dist, int use_naive, int crosscheck, cudaStream_t s,
                         char *msg, size_t len);
 
-/* Re-poison D and reset the guards without touching the inputs or the reference. */
+/* Re-poison D (and LSE, for attention) and reset the guards without touching the inputs or
+ * the reference. */
 int tb_validate_repoison(const tb_val_bufs *b, cudaStream_t s, char *msg, size_t len);
 
 /* Step 3 (after the caller launched the variant and synchronised): guards, input checksums,

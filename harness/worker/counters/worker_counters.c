@@ -124,9 +124,9 @@ static int parse_job(const char *line, wc_job *j, char *msg, size_t len)
     tb_problem prob;
     int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(o, "problem"), &prob, msg, len);
     if (rc) goto out;
-    if (prob.op != TB_OP_GEMM) {   /* the wire carries it; the worker's side: issue 33 */
-        rc = tb_fail(msg, len, TB_EWORKER, "attention problems: the worker cannot measure them "
-                     "yet (issue 33)");
+    if (prob.op != TB_OP_GEMM) {   /* the measure mode takes attention; counters not yet */
+        rc = tb_fail(msg, len, TB_EWORKER, "attention problems: the counters mode measures GEMM "
+                     "only for now (issue 33)");
         goto out;
     }
     j->g = prob.gemm;

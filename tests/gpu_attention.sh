@@ -1,0 +1,52 @@
+#!/bin/bash
+# gpu_attention.sh - attention forward (issue 33): `sweep` measures attention shapes with the
+# naive floor (variants/attn_naive): ok and passed on plain, causal (Sq = Sk and Sq < Sk),
+# grouped-query and multi-query shapes, head dims 64, 128 and 256, a decode row, odd lengths;
+# TFLOP/s from the op table; the GEMM variants declined by the host ("computes GEMM only"
+# or similar: only unsupported is asserted) and attn_naive declined on a GEMM shape. BSHD and
+# padded strides: the CLI cannot ask for them yet (the worker and attn_naive take any strides).
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+db="$tmp/attn.db"
+shapes=1x8x512x512x64,1x8x512x512x64:causal,2x4x77x131x128,2x4x64x200x128:causal
+shapes=$shapes,1x8x256x256x64:hkv=2,1x4x128x128x256:causal:hkv=1,2x8x1x1000x128:causal:hkv=4
+"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_naive*' --filter 'simt_naive*' \
+    --shapes "$shapes,256x256x256" --max-time 0.2 --no-energy --no-progress --db "$db" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+[ $rc = 0 ] && ok attn-1.1 || bad attn-1.1 "sweep exited $rc"
+"$TB" export --db "$db" --format json > "$tmp/e.json" || bad attn-1.2 "export failed"
+$PY - "$tmp/e.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fails = []
+seen = 0
+for r in d["results"]:
+    p, name = r["problem"], r["variant"]["name"]
+    att = p.get("op") == "attention_fwd"
+    tag = f'{name} {p.get("shape")}'
+    if name.startswith("attn_naive"):
+        if att:
+            seen += 1
+            if r["status"] != "ok" or r["disposition"] != "passed":
+                fails.append(f"attn-2.1 {tag}: {r['status']}/{r['disposition']} rule "
+                             f"{r.get('rule')!r} {r['reason']!r}")
+            elif not (r.get("tflops") or 0) > 0:
+                fails.append(f"attn-2.2 {tag}: no TFLOP/s ({r.get('tflops')})")
+        elif r["status"] != "unsupported":
+            fails.append(f"attn-2.3 {tag}: a GEMM shape not declined: {r['status']}")
+    elif att and r["status"] != "unsupported":
+        fails.append(f"attn-2.4 {tag}: a GEMM variant not declined on attention: {r['status']}")
+if seen != 7: fails.append(f"attn-2.0 attn_naive measured {seen} attention shapes, want 7")
+for f in fails: print("FAIL", f)
+sys.exit(1 if fails else 0)
+PYEOF
+[ $? = 0 ] && ok attn-2 || bad attn-2 "see above"
+# show lists the attention rows (its own block)
+"$TB" show --db "$db" >"$tmp/show" 2>&1 && grep -q "attn_naive_bf16" "$tmp/show" \
+    && ok attn-3.1 || bad attn-3.1 "$(cat "$tmp/show")"
+# gate and search still measure GEMM only: refused before anything runs
+out=$("$TB" gate --head "$tmp" --base "$tmp" --shapes 1x8x512x512x64 --db "$tmp/g.db" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "measures GEMM only" <<<"$out" && ok attn-4.1 || bad attn-4.1 "exit $rc: $out"
+finish
