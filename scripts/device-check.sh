@@ -21,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/.."
 plan_tests=("gpu_reference gpu_ref_attention gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
-            "gpu_smoke gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
+            "gpu_smoke gpu_attention gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -46,7 +46,7 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_ref_attention gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
+tests=(gpu_reference gpu_ref_attention gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_attention gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do

@@ -397,6 +397,18 @@ run cli-10.3d 2 "run 1 of '$pl/all.db' is a plan, not a measurement: measure it 
 run cli-10.4 2 "invalid value '4/4' for --shard (I/N: 0 <= I < N <= 4096)" "$TB" sweep --plan-only --shard 4/4 --db "$pl/bad.db"
 run cli-10.5 2 "invalid value 'x' for --shard" "$TB" sweep --plan-only --shard x --db "$pl/bad.db"
 [ ! -e "$pl/bad.db" ] && ok cli-10.6 || bad cli-10.6 "a refused --shard created the database"
+# a variant of another operation only is left out of the run, not planned on every shape:
+# attn_naive (attention) in a GEMM plan; GEMM and attention shapes together keep both; a
+# selection that computes none of the shapes' operations is one line and exit 2
+ops=(--variants "$TB_VARIANTS/simt_naive.so" --variants "$TB_VARIANTS/attn_naive.so")
+out=$("$TB" sweep "${ops[@]}" --shapes 256x256x256 --plan-only --no-progress --db "$pl/ops1.db" 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(items "$pl/ops1.db" | cut -d' ' -f1 | sort -u)" = simt_naive_bf16_w8 ] \
+    && ok cli-10.8 || bad cli-10.8 "exit $rc: $(items "$pl/ops1.db" | head -3) $out"
+out=$("$TB" sweep "${ops[@]}" --shapes 256x256x256,1x8x512x512x64 --plan-only --no-progress --db "$pl/ops2.db" 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(items "$pl/ops2.db" | cut -d' ' -f1 | sort -u | tr '\n' ' ')" = "attn_naive_bf16 simt_naive_bf16_w8 " ] \
+    && ok cli-10.9 || bad cli-10.9 "exit $rc: $(items "$pl/ops2.db" | cut -d' ' -f1 | sort -u | tr '\n' ' ') $out"
+run cli-10.10 2 "none of the 1 selected variants computes gemm, the shapes' operation" \
+    "$TB" sweep "${ops[@]}" --filter 'attn_naive*' --shapes 256x256x256 --plan-only --no-progress --db "$pl/ops3.db"
 run cli-10.7 2 "--resume takes the run's own options" "$TB" sweep --db "$pl/all.db" --resume 1 --shard 0/2
 out=$("$TB" sweep "${vs[@]}" --shapes 512x512x512,1024x1024x1024 --plan-only --shard 5/6 --no-progress --db "$pl/empty.db" 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "= 0 items (shard 5/6: 0 of 2 shapes)" <<<"$out" && ok cli-10.8 || bad cli-10.8 "an empty shard: exit $rc: $out"

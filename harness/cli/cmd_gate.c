@@ -400,7 +400,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
         }
         if (g.ninc) g.inc[g.ninc++] = g.co.control;
     }
-    if ((rc = tb_cli_catalog_finish(&cat, &env, g.inc, g.ninc, g.exc, g.nexc))) return rc;
+    if ((rc = tb_cli_catalog_finish(&cat, &env, g.inc, g.ninc, g.exc, g.nexc, 1u << TB_OP_GEMM))) return rc;
 
     /* 4. measure, compare, maybe confirm */
     tb_store *st;

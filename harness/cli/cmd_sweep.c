@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "common/op.h"
 #include "cli/progress.h"
 #include "driver/catalog.h"
 #include "driver/shard.h"
@@ -459,7 +460,12 @@ static int sweep_body(int argc, char **argv, const tb_paths *paths, sweep_cli *c
     tb_catalog cat;
     memset(&cat, 0, sizeof cat);
     if ((rc = tb_cli_catalog_add(paths, &cat, files, nfiles, ""))) return rc;
-    if ((rc = tb_cli_catalog_finish(&cat, c->plan_only ? NULL : &env, c->inc, c->ninc, c->exc, c->nexc)))
+    uint32_t ops = 0;   /* the operations of the shapes: variants of none of them are left out */
+    for (size_t i = 0; i < shapes.n; i++) {
+        const tb_op_desc *d = tb_op_of_shape(&shapes.v[i]);
+        if (d && d->op < 32) ops |= 1u << d->op;
+    }
+    if ((rc = tb_cli_catalog_finish(&cat, c->plan_only ? NULL : &env, c->inc, c->ninc, c->exc, c->nexc, ops)))
         return rc;
     ph.s[TB_PH_PROBE] = tb_progress_now_s() - tp;
 

@@ -5,6 +5,7 @@
 #include "cli/run.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "common/op.h"
 #include "common/tb.h"
 #include "driver/early.h"
 #include "driver/sass.h"
@@ -163,7 +164,7 @@ int tb_cli_catalog_add(const tb_paths *paths, tb_catalog *cat, char **files, siz
 }
 
 int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc, size_t ninc,
-                          char **exc, size_t nexc)
+                          char **exc, size_t nexc, uint32_t ops)
 {
     char msg[TB_MSG_LEN];
     for (size_t i = 0; env && i < cat->n;) {
@@ -177,6 +178,20 @@ int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc
         tb_catalog_free(cat);
         return tb_cli_error("%s", msg);
     }
+    size_t w = 0;
+    for (size_t i = 0; i < cat->n; i++)
+        if (cat->v[i].ops & ops) cat->v[w++] = cat->v[i];
+    if (w == 0) {
+        char names[128] = "";
+        for (size_t k = 0, at = 0; k < tb_op_count() && at < sizeof names; k++)
+            if (ops & (1u << tb_op_at(k)->op))
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", tb_op_at(k)->name);
+        const size_t n = cat->n;
+        tb_catalog_free(cat);
+        return tb_cli_error("none of the %zu selected variants computes %s, the shapes' operation "
+                            "(see 'tilebench list')", n, names);
+    }
+    cat->n = w;
     return 0;
 }
 

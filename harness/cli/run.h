@@ -30,9 +30,12 @@ int tb_cli_devices_parse(const char *spec, tb_sweep_opts *o);
 int tb_cli_catalog_add(const tb_paths *paths, tb_catalog *cat, char **files, size_t nfiles,
                        const char *ns);
 /* Refuse what cannot run on env's GPU (SASS; env NULL: no GPU, nothing refused), print every
- * refusal as a warning, keep what the globs select. On failure cat is freed. */
+ * refusal as a warning, keep what the globs select, then keep only the variants that compute
+ * one of the run's operations (ops: bit 1 << op of each; a variant of another operation only,
+ * such as attn_naive in a GEMM sweep of the default folder, is left out of the run, not
+ * recorded as unsupported on every shape). On failure cat is freed. */
 int tb_cli_catalog_finish(tb_catalog *cat, const tb_environment *env, char **inc, size_t ninc,
-                          char **exc, size_t nexc);
+                          char **exc, size_t nexc, uint32_t ops);
 /* A new run in st: its command line (argv), options (JSON text) and variants. TB_OK or a TB_E*
  * code with msg. */
 int tb_cli_run_begin(tb_store *st, int argc, char **argv, const char *options_json,

@@ -79,6 +79,8 @@ typedef struct tb_variant_info {
     int     index;              /* index passed to the entry symbol */
     char    ns[16];             /* the library set it came from ("base", "head" in a gate), or
                                    "": name is then "ns:" + the library's own name */
+    uint32_t ops;               /* bit 1 << op for each tb_op it computes (the worker's list;
+                                   GEMM alone when the list names none); not stored */
 } tb_variant_info;
 
 /* One problem (the sweep's "shape") of one operation, as stored in the table problems. Which

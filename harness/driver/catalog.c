@@ -1,6 +1,7 @@
 /* catalog.c - variant discovery through a probe worker, hashing, duplicates, selection. */
 #define _GNU_SOURCE
 #include "driver/catalog.h"
+#include "common/op.h"
 #include "driver/hash.h"
 #include "driver/spawn.h"
 #include "common/tb.h"
@@ -124,6 +125,12 @@ static int add_variant(tb_catalog *c, const char *file, const cJSON *vo)
     snprintf(vi.params_json, sizeof vi.params_json, "%s", text[2].v);
     snprintf(vi.file, sizeof vi.file, "%s", file);
     vi.index = (int)tb_json_num(vo, "index", 0);
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(vo, "ops"), *op;
+    cJSON_ArrayForEach(op, ops) {
+        const tb_op_desc *d = cJSON_IsString(op) ? tb_op_named(op->valuestring) : NULL;
+        if (d && d->op < 32) vi.ops |= 1u << d->op;
+    }
+    if (!cJSON_IsArray(ops)) vi.ops = 1u << TB_OP_GEMM;   /* a worker before the op seam */
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->v[i].name, vi.name) == 0) {
             char why[TB_MSG_LEN * 2];

@@ -33,6 +33,7 @@
  * (tbw_lost_exit, result.c); the parent starts a new one for the variants left.
  */
 #define _GNU_SOURCE
+#include "common/op.h"
 #include "common/tb.h"
 #include "common/wire.h"
 #include "worker/env.h"
@@ -80,6 +81,10 @@ static int cmd_probe(int argc, char **argv)
             if (tb_params_json(v->params, pj, sizeof pj) >= (int)sizeof pj)
                 memset(pj, '?', sizeof pj - 1);   /* far over the limit: refused as too long */
             cJSON_AddStringToObject(vo, "params", pj);
+            cJSON *ops = cJSON_AddArrayToObject(vo, "ops");   /* the operations it computes */
+            for (size_t k = 0; k < tb_op_count(); k++)
+                if (tb_variant_computes(v, tb_op_at(k)->op))
+                    cJSON_AddItemToArray(ops, cJSON_CreateString(tb_op_at(k)->name));
             cJSON_AddItemToArray(vs, vo);
         }
         tb_lib_free(lib);
