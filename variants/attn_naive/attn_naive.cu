@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tilebench/variant.h"
+#include "../common/gemm_common.cuh"   /* tbv::no */
 
 namespace {
 
@@ -26,17 +27,7 @@ constexpr int kWarps = 4;           /* warps (query rows) per block */
 constexpr int kPerLane = 8;         /* head-dim elements per lane: D <= 256 */
 constexpr int64_t kMaxDim = 32 * kPerLane;
 
-int no(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int no(char *why, size_t len, const char *fmt, ...)
-{
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return 0;
-}
+using tbv::no;   /* the one-line reason writer the variants share (gemm_common.cuh) */
 
 struct args {
     const __nv_bfloat16 *q, *k, *v;
