@@ -169,7 +169,7 @@ int fp8_supports(const tb_problem *p, char *why, size_t len)
         return tbv::no(why, len, "promote-0 accumulates all of k in the tensor core's FP8 "
                        "accumulator, which fails the FP8 rule beyond k = %d (measured on the "
                        "H100: docs/perf.md): a promoting point computes k = %lld",
-                       FP8_UNPROMOTED_MAX_K, (long long)g->k);
+                       (int)FP8_UNPROMOTED_MAX_K, (long long)g->k);
     const int64_t tiles_m = (g->m + cfg::TILE_M * cfg::CM - 1) / (cfg::TILE_M * cfg::CM) * cfg::CM;
     const int64_t tiles_n = (g->n + cfg::TILE_N * cfg::CN - 1) / (cfg::TILE_N * cfg::CN) * cfg::CN;
     const int64_t k_iters = (g->k + cfg::BK - 1) / cfg::BK;
