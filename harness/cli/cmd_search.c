@@ -57,8 +57,8 @@ static void help(void)
            "                  (default results/tilebench.db; validated as a sweep validates, no\n"
            "                  energy; the GPU and the libraries are probed once per search,\n"
            "                  and one worker per shape serves all of the shape's rounds)\n"
-           "  --max-samples N without --replay: samples per timed point at most (default 10: a\n"
-           "                  search ranks points, the sweep's 0.5 %% noise target is not needed)\n"
+           "  --max-samples N without --replay: samples per timed point at most, under the sweep's\n"
+           "                  stopping rule (stdrel); 0, the default, keeps that rule's own bound\n"
            "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
            "                  variants and variants-grid beside them)\n"
            "  --family NAME   the family searched (default wgmma)\n"
@@ -151,7 +151,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
-    long long per_round = 2, explore = -1, max_samples = 10;
+    long long per_round = 2, explore = -1, max_samples = 0;
     double budget = 0, dram = 3000, quantile = 0.8;
     int explain = 0, refit_last = 0, c;
     opterr = 0;
@@ -169,7 +169,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         case 'q': if (tb_cli_double("--quantile", optarg, 0, 1, &quantile)) return TB_EXIT_USAGE; break;
         case 't': table = optarg; break;
         case 'D': out_db = optarg; break;
-        case 'M': if (tb_cli_int("--max-samples", optarg, 1, 100000, &max_samples)) return TB_EXIT_USAGE; break;
+        case 'M': if (tb_cli_int("--max-samples", optarg, 0, 100000, &max_samples)) return TB_EXIT_USAGE; break;
         case 'N': noise = optarg; break;
         case 'R':
             if (strcmp(optarg, "both") && strcmp(optarg, "last"))

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "common/phases.h"
+#include "common/stop.h"
 #include "common/tb.h"
 #include "driver/sass.h"
 #include "driver/spawn.h"
@@ -36,9 +37,15 @@ int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, s
     tb_sweep_opts_default(&g->o);
     g->o.no_energy = 1;
     g->o.no_confirm = 1;     /* a round ranks a few points: no confirming pass (docs/search.md) */
-    if (max_samples > 0) {
+    if (max_samples > 0) {   /* the bound goes into the stop spec the worker applies */
         g->o.max_samples = max_samples;
         if (g->o.min_samples > max_samples) g->o.min_samples = max_samples;
+        snprintf(g->o.stop, sizeof g->o.stop, "stdrel:min-samples=%d,max-samples=%d",
+                 max_samples < 10 ? max_samples : 10, max_samples);
+        tb_stop *chk = NULL;
+        const int src = tb_stop_create(g->o.stop, &chk, msg, len);
+        tb_stop_free(chk);
+        if (src) return src;
     }
     tb_shape_session_open(&g->sess);
     g->o.session = &g->sess;
