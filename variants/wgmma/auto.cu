@@ -134,9 +134,9 @@ bool realign_pays(const tb_gemm *g)
  *    point's 144).
  * Estimated before the GPU ran it: 127x129x136 about 3 us, 1023x1025x1032 about 9-11 us.
  * Measured on the H100 (docs/perf.md, fourteenth session): 5.4 and 17.6 us (1.66x and 2.34x
- * the better cuBLAS), 777x1234x552 11.4 us (1.33x); at 1000^3, 15.9 us against the TMA
- * point's 10.9, hence the ldd condition. Of the odd set it takes 127x129x136, 777x1234x552
- * and 1023x1025x1032. */
+ * the better cuBLAS), 777x1234x552 11.4 us (1.33x); at 1000^3, 15.9 us against the
+ * 128x128 TMA point's 11.3 (twelfth session), hence the ldd condition. Of the odd set it
+ * takes 127x129x136, 777x1234x552 and 1023x1025x1032. */
 bool small_pays(const tb_problem *p)
 {
     return tb_auto_small_pays(&p->gemm, ALIGN) && small_supports(p, NULL, 0);

@@ -46,8 +46,9 @@ static inline int tb_auto_realign_pays(const tb_gemm *g)
  * The ldd condition is what the H100 measured (docs/perf.md, fourteenth session): the small
  * kernel beat the path before it on the three odd shapes whose D pitch is odd (127x129x136
  * 5.4 us against 7.0, 777x1234x552 11.4 against 13.6, 1023x1025x1032 17.6 against 22.0) and
- * lost on 1000^3 (15.9 us against the TMA point's 10.9 at its pitch of 1000), where D needs
- * nothing. A rule consistent with four shapes, not a measured crossover. */
+ * lost on 1000^3 (15.9 us against the 128x128 TMA point's 11.3, twelfth session, at its
+ * pitch of 1000), where D needs nothing. A rule consistent with four shapes, not a measured
+ * crossover. */
 static inline int tb_auto_small_pays(const tb_gemm *g, long pitch_align)
 {
     if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL) return 0;
