@@ -168,7 +168,7 @@ int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len)
     if (w->validate_only) b->guard = 0;
     size_t nref = (size_t)(g->m * g->n * g->batch);
     double mnk = (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
-    struct { void **p; size_t bytes; const char *what; } a[] = {
+    const tbw_alloc a[] = {
         { &b->a, (b->na * b->esz[0] + 7) / 8 * 8, "A" },
         { &b->b, (b->nb * b->esz[1] + 7) / 8 * 8, "B" },
         { (void **)&b->c, b->nc ? (b->nc * b->esz[2] + 7) / 8 * 8 : 0, "C" },
@@ -178,7 +178,14 @@ int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len)
         { (void **)&b->cmp_dev, sizeof(tb_cmp_result), "comparison result" },
         { (void **)&b->scratch, 4 * sizeof(unsigned long long), "scratch" },
     };
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+    if ((rc = tbw_alloc_table(a, sizeof a / sizeof a[0], msg, len))) return rc;
+    b->d = (uint16_t *)b->d_base + b->guard;
+    return TB_OK;
+}
+
+int tbw_alloc_table(const tbw_alloc *a, size_t n, char *msg, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
         *a[i].p = NULL;
         if (!a[i].bytes) continue;
         cudaError_t e = cudaMalloc(a[i].p, a[i].bytes);
@@ -187,6 +194,5 @@ int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len)
             return tb_fail(msg, len, TB_ECUDA, "cannot allocate %s (%zu bytes): %s", a[i].what,
                            a[i].bytes, cudaGetErrorString(e));
     }
-    b->d = (uint16_t *)b->d_base + b->guard;
     return TB_OK;
 }

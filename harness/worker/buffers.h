@@ -17,6 +17,12 @@ int tbw_alloc_bufs(worker *w, char *msg, size_t len);
 /* The GEMM's w->vb for w->g: A, B, C (when beta != 0), D between guard bands, the references.
  * The table entry's alloc (op_worker_gemm.c). */
 int tbw_alloc_gemm_bufs(worker *w, char *msg, size_t len);
+/* One device allocation of an operation's buffer table: *p gets bytes (zeroed; NULL when
+ * bytes is 0); what names it in the error. */
+typedef struct tbw_alloc { void **p; size_t bytes; const char *what; } tbw_alloc;
+/* Allocate and zero every entry of a[0, n) in order: TB_OK, or TB_ECUDA naming the first
+ * that failed (those before it stay allocated: the caller's free releases them). */
+int tbw_alloc_table(const tbw_alloc *a, size_t n, char *msg, size_t len);
 /* At least `want` input sets in w->sets[0 .. w->nsets), if memory allows: sets are added (in
  * a new allocation, filled with values from the run's seed) and never move, so a captured
  * graph keeps its pointers. Fewer than `want` when TB_SETS_MAX, TB_SETS_SLABS,

@@ -12,6 +12,7 @@
 #include "common/tb.h"
 #include "device/tbdev.h"
 #include "reference/ref_attention.h"
+#include "worker/buffers.h"
 #include "worker/rule_attention.h"
 #include "worker/validate.h"
 #include <math.h>
@@ -80,7 +81,7 @@ static int alloc(worker *w, char *msg, size_t len)
     size_t nref = (size_t)(a->batch * a->heads * a->seq_q * a->head_dim);
     size_t nlr = (size_t)(a->batch * a->heads * a->seq_q);
     int cross = work_of(a) <= TB_ATTN_CROSSCHECK_MAX && a->head_dim <= 512;
-    struct { void **p; size_t bytes; const char *what; } al[] = {
+    const tbw_alloc al[] = {
         { &b->a, (b->na * 2 + 7) / 8 * 8, "Q" },
         { &b->b, (b->nb * 2 + 7) / 8 * 8, "K" },
         { &b->c, (b->nc * 2 + 7) / 8 * 8, "V" },
@@ -94,15 +95,8 @@ static int alloc(worker *w, char *msg, size_t len)
         { (void **)&b->cmp_dev, sizeof(tb_cmp_result), "comparison result" },
         { (void **)&b->scratch, 4 * sizeof(unsigned long long), "scratch" },
     };
-    for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
-        *al[i].p = NULL;
-        if (!al[i].bytes) continue;
-        cudaError_t e = cudaMalloc(al[i].p, al[i].bytes);
-        if (e == cudaSuccess) e = cudaMemset(*al[i].p, 0, al[i].bytes);
-        if (e != cudaSuccess)
-            return tb_fail(msg, len, TB_ECUDA, "cannot allocate %s (%zu bytes): %s", al[i].what,
-                           al[i].bytes, cudaGetErrorString(e));
-    }
+    int rc = tbw_alloc_table(al, sizeof al / sizeof al[0], msg, len);
+    if (rc) return rc;
     b->d = (uint16_t *)b->d_base + b->guard;
     b->lse = (float *)b->lse_base + b->lse_guard;
     return TB_OK;
