@@ -13,6 +13,8 @@
 #                                            in tn, nn, nt and tt on the llm shapes with M = 1
 #                                            and 16 (default stop rule, validated, no energy):
 #                                            skinny-<layout>.db
+#   scripts/layouts.sh PREFIX --part PART tn nn   ... only those layouts (default all four;
+#                                            --part perf takes about 165 s a layout on an H200)
 # Run --part perf in two device calls for issue 31's "two sweeps in separate device calls".
 # Logs and databases under $OUT (or /tmp/tb-layouts): layouts.log, one file for the whole part.
 #   scripts/layouts.sh --ratios DIR   per layout: better cuBLAS median / wgmma_auto median per
@@ -100,12 +102,16 @@ PYEOF
 fi
 P=$(cd "${1:?usage: layouts.sh PREFIX --part perf|valid|skinny}" && pwd) || exit 2
 [ "${2:-}" = --part ] || { echo "layouts: --part perf|valid|skinny" >&2; exit 2; }
+lays=("${@:4}"); [ ${#lays[@]} = 0 ] && lays=(tn nn nt tt)   # LAYOUTS after the part: a subset
+for lay in "${lays[@]}"; do
+    case $lay in tn|nn|nt|tt) ;; *) echo "layouts: '$lay' is not a layout (tn nn nt tt)" >&2; exit 2 ;; esac
+done
 out=${OUT:-/tmp/tb-layouts}; mkdir -p "$out"
 log=$out/layouts.log
 TB=$P/bin/tilebench V=$P/lib/tilebench/variants
 echo "== $(date +%T) GPU as found: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv,noheader)" | tee -a "$log"
 status=0
-for lay in tn nn nt tt; do
+for lay in "${lays[@]}"; do
     s=$(date +%s)
     case ${3:-} in
         perf) "$TB" sweep --variants "$V" --layout $lay --filter "wgmma_auto_bf16_$lay" --filter 'cublaslt*' \

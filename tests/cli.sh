@@ -59,7 +59,8 @@ run cli-2.24 2 "attention shapes: --layout applies to GEMM only (issue 33)" "$TB
 run cli-2.28 2 "attention shapes: --dtype applies to GEMM only (issue 33)" "$TB" sweep --shapes attn --dtype e4m3 --db "$db"
 one_line cli-2.25 "$TB" sweep --shapes attn --pad 8 --db "$db"
 run cli-2.26 2 "attention shape '1x32x4096x4096x128:hkv=3': hkv=3 does not divide the 32 query heads" "$TB" sweep --shapes 1x32x4096x4096x128:hkv=3 --db "$db"
-run cli-2.27 2 "attention shapes: \`gate\` measures GEMM only for now (issue 33)" "$TB" gate --head "$tmp" --base "$tmp" --shapes 1x2x128x128x64 --db "$db"
+# gate takes attention shapes; against a baseline its control computes one operation
+run cli-2.27 2 "--baseline with shapes of more than one operation: one control cannot cancel the clock on both" "$TB" gate --head "$tmp" --baseline "$tmp/none.json" --shapes 1x2x128x128x64,64x64x64 --db "$db"
 run cli-2.30 2 "attention shapes: \`search\` measures GEMM only for now (issue 33)" "$TB" search --shapes 1x8x512x512x64:causal
 if [ $has_gpu = 0 ]; then
     # without a GPU an attention sweep stops where a GEMM one does

@@ -6,6 +6,7 @@
 # --confirm keeps a real regression; the stored-baseline gate (a control measured in both runs)
 # passes the same code and catches the slowdown; a baseline from another GPU is refused, and
 # compared with --allow-env-mismatch; cublaslt-tuned's two copies keep one algorithm (its record).
+# An attention shape gates as a GEMM one does (issue 33).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 G=$TB_ZOO/gated
@@ -123,4 +124,14 @@ describe t.db > t3.desc
 grep -q ' rounds=' t3.desc && [ "$(grep -c . "$TB_TUNE_CACHE")" = 3 ] && ok gate-gpu-4.3 ||
     bad gate-gpu-4.3 "a recorded algorithm no longer offered is retuned and recorded again: $(cat t3.desc)"
 unset TB_TUNE_CACHE
+
+# attention (issue 33): a gate takes attention shapes; the naive variant against a copy of
+# itself in one run is unchanged, and the row names the shape's token
+mkdir -p attn && cp "$TB_VARIANTS/attn_naive.so" attn/attn_naive_copy.so
+ash=1x8x512x512x64:causal
+"$TB" gate --base "$TB_VARIANTS/attn_naive.so" --head attn --shapes $ash --no-progress --quiet \
+    --db g.db --json attn.json > attn.out 2>&1; rc=$?
+cat attn.out
+[ $rc = 0 ] && [ "$($PY -c 'import json; print([(r["shape"].split()[0], r["change"]) for r in json.load(open("attn.json"))["rows"]])')" = "[('$ash', 'unchanged')]" ] \
+    && ok gate-gpu-5.1 || bad gate-gpu-5.1 "attention, a library against itself: exit $rc"
 finish

@@ -121,8 +121,11 @@ $PY - "$tmp/r1.json" "$tmp/r2.json" <<'PYEOF' && ok timing-6 || bad timing-6 "se
 import json, sys
 fails = []
 for f in sys.argv[1:]:
-    rows = json.load(open(f))["results"]
+    # the rows that were timed: a wgmma point's other layouts (_nn, _nt, _tt; issue 31) decline
+    # a tn problem and have no method, by design
+    rows = [r for r in json.load(open(f))["results"] if r["status"] == "ok"]
     ms = {r["variant"]["name"]: (r["timing"]["method"], r["extra"].get("estimate_ms")) for r in rows}
+    if len(ms) < 5: fails.append(f"only {len(ms)} timed rows")
     print(f.split("/")[-1], ms)
     if {m for m, _ in ms.values()} != {"stream"}: fails.append(f"methods {ms}")
     if any(not isinstance(e, (int, float)) or e <= 0 for _, e in ms.values()): fails.append("estimate missing")

@@ -446,7 +446,10 @@ int main(void)
         TB_CHECK_STR_CONTAINS(text, "\nshape 1024x256x512  g  (tn, bf16,bf16,bf16,bf16,f32)\n");
         TB_CHECK_STR_CONTAINS(text, "\nshape 1x32x4096x4096x128:causal:hkv=8  llama3-8b.attn  (attention, "
                                     "bhsd, bf16,bf16,bf16,bf16,f32, scale 0.0883883)\n");
-        TB_CHECK_STR_CONTAINS(text, "re-measure: none yet: the worker cannot measure attention (issue 33)");
+        /* the attention row's re-measure and profile lines name its token (the worker's NVTX name) */
+        TB_CHECK_STR_CONTAINS(text, "--shapes 1x32x4096x4096x128:causal:hkv=8 --seed");
+        TB_CHECK_STR_CONTAINS(text, "--nvtx-include 'tb/flash_fwd/1x32x4096x4096x128:causal:hkv=8/timed/'");
+        TB_CHECK(!strstr(text, "--shapes 1x32x4096x4096x128:causal:hkv=8 --layout"));
         TB_CHECK_STR_CONTAINS(text, "re-measure: tilebench sweep --variants");   /* the GEMM row's */
         free(text);
         tb_problem_info a = attn_info("1x32x4096x4096x128:causal:hkv=8");

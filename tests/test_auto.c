@@ -249,12 +249,12 @@ int main(int argc, char **argv)
     }
     TB_CASE("auto-1.7", "the path of each odd shape (tn, pitches as swept): skinny, small, a point with A and B copied or not") {
         /* 's' the small kernel (small.cuh: rows 16- but not 128-byte aligned, copying them
-         * does not pay, one wave of 64 x 136 tiles), 'c' a point after copies of A and B
+         * does not pay, at most 32 tiles of 64 x 136), 'c' a point after copies of A and B
          * (a pitch not a multiple of 8, or realign_pays()), 'w' a point on the operands as they
          * are, 'k' skinny (m <= 16); docs/perf.md, "predicated epilogue and small odd shapes" */
         static const struct { int64_t m, n, k; char path; } want[] = {
-            { 127, 129, 136, 's' }, { 1023, 1025, 1032, 's' }, { 1000, 1000, 1000, 'w' },
-            { 777, 1234, 552, 's' }, { 4095, 4097, 4093, 'c' }, { 2049, 2047, 1000, 'c' },
+            { 127, 129, 136, 's' }, { 1023, 1025, 1032, 'w' }, { 1000, 1000, 1000, 'w' },
+            { 777, 1234, 552, 'w' }, { 4095, 4097, 4093, 'c' }, { 2049, 2047, 1000, 'c' },
             { 3000, 5000, 7000, 'c' }, { 8191, 8193, 8184, 'c' }, { 4095, 4097, 4096, 'w' },
             { 1, 4097, 4096, 'k' }, { 1024, 1024, 1024, 'w' }, { 4096, 4096, 4096, 'w' },
         };
@@ -276,13 +276,15 @@ int main(int argc, char **argv)
             if (got != want[i].path || !yes || !seen) wrong++;
         }
         TB_CHECK(wrong == 0);
-        /* the small kernel is tn only, and takes no more than one wave (132 tiles of 64 x 136) */
+        /* the small kernel is tn only, and takes no more than 32 tiles of 64 x 136 */
         for (int l = 1; l < 4; l++) {
             tb_problem p = gemm_l(127, 129, 136, 0, l);
             TB_CHECK(!tb_auto_small_pays(&p.gemm, align));
         }
-        tb_problem wide = gemm(1100, 1025, 1032, 0);   /* 18 x 8 = 144 tiles */
+        tb_problem wide = gemm(320, 1025, 1032, 0);    /* 5 x 8 = 40 tiles */
         TB_CHECK(!tb_auto_small_pays(&wide.gemm, align));
+        tb_problem edge = gemm(256, 1025, 1032, 0);    /* 4 x 8 = 32 tiles */
+        TB_CHECK(tb_auto_small_pays(&edge.gemm, align));
         tb_problem odd_k = gemm(127, 129, 137, 0);      /* lda 137: no 16-byte rows */
         TB_CHECK(!tb_auto_small_pays(&odd_k.gemm, align));
         tb_problem long_k = gemm(127, 129, 65528, 0);   /* 4 tiles walking 65528 of k alone */

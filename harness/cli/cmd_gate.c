@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "cli/verdicts.h"
+#include "common/op.h"
 #include "common/tb.h"
 #include "driver/sweep.h"
 #include <cjson/cJSON.h>
@@ -42,11 +43,12 @@ static void help(void)
 "  --head PATH        the pull request's variants (required)\n"
 "  --baseline FILE    compare with a stored baseline instead of a base build\n"
 "  --control NAME     with --baseline: the variant that cancels the GPU's drift (default\n"
-"                     cublaslt; taken from the head, else from the shipped variants)\n"
+"                     cublaslt for GEMM shapes, attn_naive_bf16 for attention shapes; taken\n"
+"                     from the head, else from the shipped variants)\n"
 "  --allow-env-mismatch  compare with a baseline from another GPU, driver, CUDA, cuBLAS or\n"
 "                     power limit (refused by default: its figures do not compare)\n"
-"  --shapes SPEC      shapes as for sweep (default: the set 'gate', 4096^3, 8192^3 and a\n"
-"                     Llama-3 8B MLP projection)\n"
+"  --shapes SPEC      shapes as for sweep, GEMM or attention (default: the set 'gate',\n"
+"                     4096^3, 8192^3 and a Llama-3 8B MLP projection)\n"
 "  --filter GLOB      keep variants whose name matches (repeatable)\n"
 "  --exclude GLOB     drop variants whose name matches (repeatable)\n"
 "  --threshold PCT    fail only beyond this many percent (default 2)\n"
@@ -339,7 +341,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     g.rep.paths = paths;
     int rc = parse(argc, argv, &g);
     if (rc) return rc < 0 ? 0 : rc;
-    if (g.baseline && !g.co.control[0]) snprintf(g.co.control, sizeof g.co.control, "cublaslt");
+    const int control_given = g.co.control[0] != 0;
     if (!g.baseline) g.co.control[0] = 0;   /* same run: nothing to cancel */
     g.co.paired = !g.baseline;              /* same run: base:X and head:X sampled in rounds */
     g.o.lockstep = !g.baseline;             /* ... over the same rounds */
@@ -353,7 +355,19 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
     for (size_t i = 0; i < g.nshp; i++)
         if (tb_shapes_add(&shapes, g.shp[i], paths->shapes_dir, msg, sizeof msg))
             return tb_cli_error("%s", msg);
-    if (tb_shapes_gemm_only(&shapes, "gate", msg, sizeof msg)) return tb_cli_error("%s", msg);
+    uint32_t ops = 0;   /* the shapes' operations: variants of none of them are left out */
+    for (size_t i = 0; i < shapes.n; i++) {
+        const tb_op_desc *d = tb_op_of_shape(&shapes.v[i]);
+        if (d && d->op < 32) ops |= 1u << d->op;
+    }
+    if (g.baseline && !control_given) {   /* the control computes the shapes' operation */
+        const tb_op_desc *d = shapes.n ? tb_op_of_shape(&shapes.v[0]) : &tb_op_gemm;
+        if (ops & (ops - 1))
+            return tb_cli_error("--baseline with shapes of more than one operation: one control "
+                                "cannot cancel the clock on both; run a gate per operation, or name "
+                                "the control (--control)");
+        snprintf(g.co.control, sizeof g.co.control, "%s", d ? d->gate_control : "cublaslt");
+    }
     char **hf = NULL, **bf = NULL;
     size_t nhf = 0, nbf = 0;
     if (tb_catalog_expand(g.head, g.nhead, &hf, &nhf, msg, sizeof msg)) return tb_cli_error("%s", msg);
@@ -400,7 +414,7 @@ int cmd_gate(int argc, char **argv, const tb_paths *paths)
         }
         if (g.ninc) g.inc[g.ninc++] = g.co.control;
     }
-    if ((rc = tb_cli_catalog_finish(&cat, &env, g.inc, g.ninc, g.exc, g.nexc, 1u << TB_OP_GEMM))) return rc;
+    if ((rc = tb_cli_catalog_finish(&cat, &env, g.inc, g.ninc, g.exc, g.nexc, ops))) return rc;
 
     /* 4. measure, compare, maybe confirm */
     tb_store *st;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/op.h"
 #include "driver/catalog.h"
 #include "common/tb.h"
 #include <cjson/cJSON.h>
@@ -15,7 +16,7 @@ static void help(void)
     printf("usage: tilebench list [--variants PATH]... [--filter GLOB]... [--exclude GLOB]...\n"
            "                      [--format table|json]\n"
            "\n"
-           "List name, family, parameters, file and the file's SHA-256 of every variant.\n"
+           "List name, family, operations, parameters, file and the file's SHA-256 of every variant.\n"
            "Works without a GPU: the libraries are opened by a probe worker process.\n"
            "\n"
            "  --variants PATH  a variant .so or a directory of them (repeatable;\n"
@@ -75,6 +76,10 @@ int cmd_list(int argc, char **argv, const tb_paths *paths)
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", cat.v[i].name);
             cJSON_AddStringToObject(o, "family", cat.v[i].family);
+            cJSON *ops = cJSON_AddArrayToObject(o, "ops");   /* the operations it computes */
+            for (size_t k = 0; tb_op_at(k); k++)
+                if (tb_op_at(k)->op < 32 && (cat.v[i].ops & (1u << tb_op_at(k)->op)))
+                    cJSON_AddItemToArray(ops, cJSON_CreateString(tb_op_at(k)->name));
             cJSON *p = cJSON_Parse(cat.v[i].params_json);
             cJSON_AddItemToObject(o, "params", p ? p : cJSON_CreateObject());
             cJSON_AddStringToObject(o, "sass", cat.v[i].sass);

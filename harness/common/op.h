@@ -58,6 +58,9 @@ typedef struct tb_op_desc {
     /* compulsory DRAM traffic: every input read once, every output written once, in bytes;
        TB_OK, or TB_EUSAGE when p is not this op's problem or names an unknown type */
     int    (*bytes)(const tb_problem *p, double *read, double *written);
+    /* the shipped variant `gate` measures on both sides against a baseline, to cancel the
+       clock between runs, unless --control names another (docs/gating.md) */
+    const char *gate_control;
 } tb_op_desc;
 
 /* The entries, one per file (op_gemm.c, op_attention.c). */

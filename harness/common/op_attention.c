@@ -186,5 +186,6 @@ static int bytes(const tb_problem *p, double *read, double *written)
 
 const tb_op_desc tb_op_attention_fwd = {
     TB_OP_ATTENTION_FWD, "attention_fwd", SYNTAX, TB_PROBLEM_G2_SIZE,
-    claims, parse, text, shape_flops, flops, bytes
+    claims, parse, text, shape_flops, flops, bytes,
+    "attn_naive_bf16"   /* the one shipped attention variant so far: slow, and steady */
 };

@@ -72,5 +72,5 @@ static int bytes(const tb_problem *p, double *read, double *written)
 
 const tb_op_desc tb_op_gemm = {
     TB_OP_GEMM, "gemm", "MxNxK[xB]", TB_PROBLEM_V1_SIZE,
-    claims, parse, text, shape_flops, flops, bytes
+    claims, parse, text, shape_flops, flops, bytes, "cublaslt"
 };

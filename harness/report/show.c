@@ -69,26 +69,32 @@ static double opt_num(const cJSON *o, const char *k, double d)
 static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
 {
     const tb_problem_info *p = &r->p;
-    if (tb_problem_info_is_attention(p)) {   /* sweep refuses it until the worker measures it */
-        fprintf(out, "        re-measure: none yet: the worker cannot measure attention (issue 33)\n");
-        return;
+    char shape[128], common[2048];
+    if (tb_problem_info_is_attention(p)) {
+        /* its token says all a sweep can set of it (bhsd, packed, the default scale) */
+        tb_problem_info_text(p, shape, sizeof shape);
+        snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s --seed %.0f "
+                 "--init %s", r->v.file, r->v.name, shape, opt_num(opts, "seed", 20261123),
+                 opt_str(opts, "init", "uniform"));
+    } else {
+        int n = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->m, (long long)p->n,
+                         (long long)p->k);
+        if (p->batch > 1) snprintf(shape + n, sizeof shape - (size_t)n, "x%lld", (long long)p->batch);
+        snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s --layout %s "
+                 "--pad %lld --alpha %g --beta %g --seed %.0f --init %s", r->v.file, r->v.name, shape,
+                 p->layouts, (long long)((p->layouts[0] == 't' ? p->lda - p->k : p->lda - p->m)),
+                 p->alpha, p->beta, opt_num(opts, "seed", 20261123), opt_str(opts, "init", "uniform"));
     }
-    char shape[96];
-    int n = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->m, (long long)p->n,
-                     (long long)p->k);
-    if (p->batch > 1) snprintf(shape + n, sizeof shape - (size_t)n, "x%lld", (long long)p->batch);
-    char common[2048];
-    snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s --layout %s "
-             "--pad %lld --alpha %g --beta %g --seed %.0f --init %s", r->v.file, r->v.name, shape,
-             p->layouts, (long long)((p->layouts[0] == 't' ? p->lda - p->k : p->lda - p->m)),
-             p->alpha, p->beta, opt_num(opts, "seed", 20261123), opt_str(opts, "init", "uniform"));
     char pace[48] = "";
     if (opt_num(opts, "pace", 0) > 0) snprintf(pace, sizeof pace, " --pace %g", opt_num(opts, "pace", 0));
     fprintf(out, "        re-measure: tilebench sweep %s --method %s --stop '%s'%s --db remeasure.db\n",
             common, r->m.method[0] ? r->m.method : "auto", opt_str(opts, "stop", "stdrel"), pace);
-    char nvtx[512];
-    snprintf(nvtx, sizeof nvtx, "tb/%s/%lldx%lldx%lld/timed/", r->v.name, (long long)p->m,
-             (long long)p->n, (long long)p->k);
+    char nvtx[512];   /* the worker's names (step.c): a GEMM's m x n x k, an attention token */
+    if (tb_problem_info_is_attention(p))
+        snprintf(nvtx, sizeof nvtx, "tb/%s/%s/timed/", r->v.name, shape);
+    else
+        snprintf(nvtx, sizeof nvtx, "tb/%s/%lldx%lldx%lld/timed/", r->v.name, (long long)p->m,
+                 (long long)p->n, (long long)p->k);
     fprintf(out, "        profile:    ncu --nvtx --nvtx-include '%s' --clock-control none "
             "--cache-control all --metrics gpu__time_duration.sum tilebench sweep %s --method cold "
             "--profile --stop fixed:samples=5 --max-time 600 --timeout 600 --db profile.db\n", nvtx, common);

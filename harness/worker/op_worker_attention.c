@@ -316,10 +316,13 @@ static int check(worker *w, tb_val_result *out, char *msg, size_t len)
 
 static void shape_text(const worker *w, char *buf, size_t len)
 {
+    /* the shape's canonical token (op_attention.c), so that show's profile line names it */
     const tb_attention *a = &w->attn;
-    snprintf(buf, len, "%lldx%lldx%lldx%lldx%lld%s", (long long)a->batch, (long long)a->heads,
+    char hkv[32] = "";
+    if (a->heads_kv != a->heads) snprintf(hkv, sizeof hkv, ":hkv=%lld", (long long)a->heads_kv);
+    snprintf(buf, len, "%lldx%lldx%lldx%lldx%lld%s%s", (long long)a->batch, (long long)a->heads,
              (long long)a->seq_q, (long long)a->seq_k, (long long)a->head_dim,
-             a->causal ? ":causal" : "");
+             a->causal ? ":causal" : "", hkv);
 }
 
 const tbw_op tbw_op_attention = {

@@ -9,10 +9,10 @@
  *    column-major, skinny_rowb.cuh for B row-major), memory-bound, any pitch, no workspace;
  *  - tn, lda and ldb multiples of 8 but not both of 64 (rows 16- but not 128-byte aligned,
  *    which TMA reads at about half rate), copying them not paying (realign_pays() false) and
- *    at most one wave of 64 x 136 tiles (small_pays(); the rule is auto_rules.cuh's): the small
+ *    at most 32 tiles of 64 x 136 (small_pays(); the rule is auto_rules.cuh's): the small
  *    kernel (small.cuh), one launch of cp.async loads at the pitch as it is, wgmma, and
- *    predicated stores of D at any ldd: no copy, no tensor map (issue 22's 127x129x136 and
- *    1023x1025x1032, where the point's fixed costs and the copies were most of the time);
+ *    predicated stores of D at any ldd: no copy, no tensor map (issue 22's 127x129x136,
+ *    where the point's fixed costs are most of the time);
  *  - otherwise the wgmma point (wgmma.cu, built into this library once per point of the
  *    table, in all four layouts) that won the measured shape nearest to this one in this
  *    layout: the same shape when the table has it, else the least sum of |log2| distances over
@@ -48,8 +48,9 @@
 #include "skinny.cuh"
 #include "small.cuh"
 
-static_assert(SM_MAX_TILES == TB_AUTO_SMALL_MAX_TILES && SM_BM == TB_AUTO_SMALL_BM &&
-              TB_AUTO_SMALL_BN == 136, "auto_rules.cuh's small tiles are small.cuh's widest");
+static_assert(TB_AUTO_SMALL_MAX_TILES <= SM_MAX_TILES && SM_BM == TB_AUTO_SMALL_BM &&
+              TB_AUTO_SMALL_BN == 136, "auto_rules.cuh's small tiles are small.cuh's widest, "
+              "and no more of them than small.cuh takes");
 
 namespace {
 
@@ -129,14 +130,17 @@ bool realign_pays(const tb_gemm *g)
  *    to a pitch of 64 does not pay either (realign_pays() false: a launch of its own, which
  *    is most of a small product's time);
  *  - D's rows not 16-byte aligned (ldd not a multiple of 8);
- *  - its 64 x 136 tiles fit one wave (132, the H100's SMs), where one CTA per tile with all of
- *    k is as parallel as the TMA points' grid (1023x1025x1032: 128 tiles against the 64x128
- *    point's 144).
+ *  - at most 32 of its 64 x 136 tiles (a quarter wave), where the TMA point's fixed costs are
+ *    most of its time; with a wave of them the TMA point is faster now that it stores D at
+ *    any ldd itself.
  * Estimated before the GPU ran it: 127x129x136 about 3 us, 1023x1025x1032 about 9-11 us.
  * Measured on the H100 (docs/perf.md, fourteenth session): 5.4 and 17.6 us (1.66x and 2.34x
  * the better cuBLAS), 777x1234x552 11.4 us (1.33x); at 1000^3, 15.9 us against the
- * 128x128 TMA point's 11.3 (twelfth session), hence the ldd condition. Of the odd set it
- * takes 127x129x136, 777x1234x552 and 1023x1025x1032. */
+ * 128x128 TMA point's 11.3 (twelfth session), hence the ldd condition. On two H200s
+ * (fifteenth session, two sweeps), against TMA points with the predicated epilogue:
+ * 127x129x136 5.25 us against 6.64 (small wins), 1023x1025x1032 17.4 against 13.9 and
+ * 777x1234x552 10.7 against 9.8 (the point wins), hence the tile limit. Of the odd set it
+ * takes 127x129x136. */
 bool small_pays(const tb_problem *p)
 {
     return tb_auto_small_pays(&p->gemm, ALIGN) && small_supports(p, NULL, 0);

@@ -19,12 +19,16 @@
 #define TB_AUTO_DRAM_BYTES 3.0e12
 #define TB_AUTO_COPY_LAUNCH_S 4e-6
 #define TB_AUTO_LOSS 0.75
-/* small_pays: small.cuh's tiles (64 rows by 136 columns at most) and the most it takes, one
- * wave on the 132 SMs of the H100 the table was measured on; its cp.async rows need pitches
- * of 8 elements (16 bytes); TMA's full rate needs 64 (128 bytes). */
+/* small_pays: small.cuh's tiles (64 rows by 136 columns at most) and the most it takes: a
+ * quarter of a wave on 132 SMs. Measured (docs/perf.md, fifteenth session, two H200s, two
+ * sweeps): with 2 small tiles (127x129x136) the small kernel won (5.25 us against the best
+ * TMA point's 6.64); with 128 and 130 (1023x1025x1032, 777x1234x552) the TMA points, which
+ * no longer copy D at an odd ldd, won (13.9 us against 17.4; 9.8 against 10.7). The
+ * crossover lies between 2 and 128 tiles and was not measured: 32 is a guess inside it. Its
+ * cp.async rows need pitches of 8 elements (16 bytes); TMA's full rate needs 64 (128 bytes). */
 #define TB_AUTO_SMALL_BM 64
 #define TB_AUTO_SMALL_BN 136
-#define TB_AUTO_SMALL_MAX_TILES 132
+#define TB_AUTO_SMALL_MAX_TILES 32
 #define TB_AUTO_FULL_PITCH 64
 /* ... and no longer k than this: a small tile walks its k alone, so few tiles over a long k
  * leave most SMs idle where a stream-K point spreads the work (127x129x65528 would run on 4
@@ -41,14 +45,15 @@ static inline int tb_auto_realign_pays(const tb_gemm *g)
 
 /* tn (A row-major, B column-major), lda and ldb multiples of 8 but not both of
  * TB_AUTO_FULL_PITCH, D's rows not 16-byte aligned (ldd not a multiple of 8), the copy not
- * paying (checked only when the table asks for 128-byte rows, pitch_align > 8), at most one
- * wave of small tiles, k at most TB_AUTO_SMALL_MAX_K.
+ * paying (checked only when the table asks for 128-byte rows, pitch_align > 8), at most
+ * TB_AUTO_SMALL_MAX_TILES small tiles, k at most TB_AUTO_SMALL_MAX_K.
  * The ldd condition is what the H100 measured (docs/perf.md, fourteenth session): the small
  * kernel beat the path before it on the three odd shapes whose D pitch is odd (127x129x136
  * 5.4 us against 7.0, 777x1234x552 11.4 against 13.6, 1023x1025x1032 17.6 against 22.0) and
  * lost on 1000^3 (15.9 us against the 128x128 TMA point's 11.3, twelfth session, at its
- * pitch of 1000), where D needs nothing. A rule consistent with four shapes, not a measured
- * crossover. */
+ * pitch of 1000), where D needs nothing. Those wins were against points that still copied
+ * D; against the predicated epilogue only the few-tile shape stays (the tile limit above).
+ * A rule consistent with four shapes, not a measured crossover. */
 static inline int tb_auto_small_pays(const tb_gemm *g, long pitch_align)
 {
     if (g->a_layout != TB_LAYOUT_ROW || g->b_layout != TB_LAYOUT_COL) return 0;
