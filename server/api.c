@@ -132,18 +132,14 @@ static int on_the_sets(const tbs_sets *sets, const tb_submission *s, char *msg, 
         const tb_sub_result *r = &s->r[i];
         int on = 0;
         for (size_t k = 0; !on && k < sets->n; k++)
-            for (size_t j = 0; !on && j < sets->v[k].n; j++) {
-                const tbs_shape *sh = &sets->v[k].s[j];
-                on = r->m == sh->m && r->n == sh->n && r->k == sh->k && r->batch == sh->batch;
-            }
+            for (size_t j = 0; !on && j < sets->v[k].n; j++)
+                on = tbs_on(r, &sets->v[k].s[j]);
         if (on) continue;
         char names[512] = "";
         for (size_t k = 0, at = 0; k < sets->n && at < sizeof names; k++)
             at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "", sets->v[k].name);
-        char batch[32] = "";
-        if (r->batch != 1) snprintf(batch, sizeof batch, "x%lld", (long long)r->batch);
-        snprintf(msg, len, "results[%zu] (variant %s, shape %lldx%lldx%lld%s): the shape is on no leaderboard set (%s)",
-                 i, r->name, (long long)r->m, (long long)r->n, (long long)r->k, batch, names);
+        snprintf(msg, len, "results[%zu] (variant %s, shape %s): the shape is on no leaderboard set (%s)",
+                 i, r->name, r->token, names);
         return -1;
     }
     return 0;

@@ -44,8 +44,9 @@ void tbs_page_head(tbs_html *h, const char *title)
 
 void tbs_page_foot(tbs_html *h)
 {
-    tbs_html_fmt(h, "</main>\n<footer>Rates are the server's own: 2&middot;m&middot;n&middot;k&middot;batch over the "
-                 "median time; a shape counts only where a result ran, passed validation and was timed. A figure is "
+    tbs_html_fmt(h, "</main>\n<footer>Rates are the server's own: the shape's work (a GEMM's 2&middot;m&middot;n&middot;k"
+                 "&middot;batch, an attention problem's 4&middot;B&middot;H&middot;D&middot;pairs the mask leaves) over the "
+                 "median time; a board ranks the shapes of one operation, never GEMM and attention together; a shape counts only where a result ran, passed validation and was timed. A figure is "
                  "<em>reproduced by N</em> when N other submitters posted the same library (SHA-256), variant and "
                  "shape on the same GPU model with medians inside each other's 95&nbsp;%% intervals widened by "
                  "%.0f&nbsp;%% (the drift one card shows between runs).</footer>\n</body></html>\n",
@@ -59,10 +60,27 @@ void tbs_page_repro(tbs_html *h, size_t n)
     else tbs_html_raw(h, "<span class=\"nr\">not reproduced</span>");
 }
 
+/* a shape as a page shows it: a GEMM's m&times;n&times;k[&times;batch], an attention
+ * problem's canonical token (its op's text: 4x32x4096x4096x128:causal:hkv=8) */
+static void shape_html(tbs_html *h, const tbs_shape *s)
+{
+    if (s->op == TB_OP_ATTENTION_FWD) {
+        char tok[96];
+        tbs_shape_text(s, tok, sizeof tok);
+        tbs_html_raw(h, "<code class=\"attn\">");
+        tbs_html_text(h, tok);
+        tbs_html_raw(h, "</code>");
+        return;
+    }
+    tbs_html_fmt(h, "%lld&times;%lld&times;%lld", (long long)s->m, (long long)s->n, (long long)s->k);
+    if (s->batch > 1) tbs_html_fmt(h, "&times;%lld", (long long)s->batch);
+}
+
 void tbs_page_shape(tbs_html *h, const tb_sub_result *r)
 {
-    tbs_html_fmt(h, "%lld&times;%lld&times;%lld", (long long)r->m, (long long)r->n, (long long)r->k);
-    if (r->batch > 1) tbs_html_fmt(h, "&times;%lld", (long long)r->batch);
+    tbs_shape s;
+    tb_sub_result_shape(r, &s);
+    shape_html(h, &s);
 }
 
 void tbs_page_sub_link(tbs_html *h, int64_t id)
@@ -205,8 +223,8 @@ static void per_shape(tbs_html *h, const tbs_board *b)
     for (size_t k = 0; k < b->set->n; k++) {
         const tbs_shape *s = &b->set->s[k];
         const tbs_entry *e = tbs_board_best(b, k);
-        tbs_html_fmt(h, "<tr><td>%lld&times;%lld&times;%lld", (long long)s->m, (long long)s->n, (long long)s->k);
-        if (s->batch > 1) tbs_html_fmt(h, "&times;%lld", (long long)s->batch);
+        tbs_html_raw(h, "<tr><td>");
+        shape_html(h, s);
         if (!e) { tbs_html_raw(h, "</td><td colspan=\"5\" class=\"muted\">no validated result</td></tr>\n"); continue; }
         const tbs_cell *c = &e->cell[k];
         tbs_html_fmt(h, "</td><td class=\"n\">%.1f</td><td>", c->tflops);
@@ -273,7 +291,8 @@ static int page_board(tbs_store *st, const tbs_set *set, const char *gpu, tbs_ht
         tbs_html_text(h, set->name);
         tbs_html_raw(h, " on ");
         tbs_html_text(h, gpu);
-        tbs_html_fmt(h, "</h1>\n<p>%zu submission%s ranked by the geometric mean of each one's best validated "
+        tbs_html_fmt(h, "</h1>\n<p class=\"op\">operation: <code>%s</code></p>\n", tbs_set_op_name(set));
+        tbs_html_fmt(h, "<p>%zu submission%s ranked by the geometric mean of each one's best validated "
                      "TFLOP/s over the %zu shapes of the set (a shape it did not time is left out of its mean; "
                      "&ldquo;shapes&rdquo; says how many counted). %% of cublaslt: the same geometric mean of best "
                      "over the submission's own <code>cublaslt</code> rows on the shapes where it has them.</p>\n",

@@ -68,12 +68,15 @@ static void command(const tb_sub_result *r, const cJSON *o, tbs_html *cmd, tbs_h
     const char *w;
     tbs_html_raw(cmd, "tilebench sweep --filter ");
     shell_word(cmd, colon ? colon + 1 : r->name);
-    tbs_html_fmt(cmd, " --shapes %lldx%lldx%lld", (long long)r->m, (long long)r->n, (long long)r->k);
-    if (r->batch > 1) tbs_html_fmt(cmd, "x%lld", (long long)r->batch);
-    tbs_html_fmt(cmd, " --layout %s", r->layouts);   /* [nt]{2}: checked by the parser */
-    if (num(o, "pad", 0, 1 << 20, 1, &v, left)) tbs_html_fmt(cmd, " --pad %.0f", v);
-    if (num(o, "alpha", -1e6, 1e6, 0, &v, left)) tbs_html_fmt(cmd, " --alpha %.17g", v);
-    if (num(o, "beta", -1e6, 1e6, 0, &v, left)) tbs_html_fmt(cmd, " --beta %.17g", v);
+    /* the token: MxNxK[xB], or attention's BxHxSqxSkxD[:causal][:hkv=N] (its characters checked
+       by the parser: digits, x, ':', "causal", "hkv=") */
+    tbs_html_fmt(cmd, " --shapes %s", r->token);
+    if (r->op == TB_OP_GEMM) {   /* sweep takes no layout, padding or alpha/beta for attention */
+        tbs_html_fmt(cmd, " --layout %s", r->layouts);   /* [nt]{2}: checked by the parser */
+        if (num(o, "pad", 0, 1 << 20, 1, &v, left)) tbs_html_fmt(cmd, " --pad %.0f", v);
+        if (num(o, "alpha", -1e6, 1e6, 0, &v, left)) tbs_html_fmt(cmd, " --alpha %.17g", v);
+        if (num(o, "beta", -1e6, 1e6, 0, &v, left)) tbs_html_fmt(cmd, " --beta %.17g", v);
+    }
     if ((w = word(o, "init", "uniform normal", left))) tbs_html_fmt(cmd, " --init %s", w);
     if (num(o, "seed", 0, 4503599627370495.0, 1, &v, left)) tbs_html_fmt(cmd, " --seed %.0f", v);
     if (num(o, "trials", 2, 100, 1, &v, left)) tbs_html_fmt(cmd, " --trials %.0f", v);
@@ -165,6 +168,7 @@ static void result(tbs_html *h, const tb_sub_result *r, size_t rep, const cJSON 
     tbs_html_text(h, r->layouts);
     tbs_html_raw(h, "<br><span class=\"muted\">");
     tbs_html_text(h, r->dtypes);
+    if (r->op == TB_OP_ATTENTION_FWD) tbs_html_fmt(h, " &middot; scale %.6g", r->scale);
     if (r->label[0]) { tbs_html_raw(h, " &middot; "); tbs_html_text(h, r->label); }
     tbs_html_raw(h, "</span></td><td>");
     tbs_html_text(h, r->status);

@@ -4,7 +4,10 @@
  * its results on that shape ran, passed validation and was timed; the submission's figure is
  * the geometric mean over the shapes that count, and how many did is shown beside it, so a
  * partial submission cannot pass for a complete one. Each figure's "reproduced by" comes from
- * repro.c over every timed result of the GPU model. The store is read only through store.h. */
+ * repro.c over every timed result of the GPU model. A set holds one operation (sets.h) and a
+ * result counts on a shape only when its op and every size match (tbs_on), so a board never
+ * mixes GEMM and attention; a rate is the result's op's FLOP count over its median. The store
+ * is read only through store.h. */
 #define _GNU_SOURCE
 #include "rank.h"
 #include "repro.h"
@@ -18,7 +21,14 @@
 
 double tbs_tflops(const tb_sub_result *r)
 {
-    return 2.0 * (double)r->m * (double)r->n * (double)r->k * (double)r->batch / (r->median_ms * 1e-3) / 1e12;
+    return tb_sub_result_flops(r) / (r->median_ms * 1e-3) / 1e12;
+}
+
+int tbs_on(const tb_sub_result *r, const tbs_shape *sh)
+{
+    tbs_shape x;
+    tb_sub_result_shape(r, &x);
+    return tbs_shape_same(&x, sh);
 }
 
 typedef struct cap_subs { tbs_subs *out; size_t cap; int oom; } cap_subs;
@@ -77,7 +87,7 @@ int tbs_subs_repro(const tbs_subs *subs, size_t **rep, char *msg, size_t len)
             (*rep)[at] = SIZE_MAX;
             if (!r->timed) continue;
             f[nf] = (tbs_figure){ subs->v[i].who, r->sha256, r->name, r->m, r->n, r->k, r->batch, r->layouts,
-                                  r->dtypes, r->median_ms, r->lo_ms, r->hi_ms };
+                                  r->dtypes, r->median_ms, r->lo_ms, r->hi_ms, r->token };
             where[nf++] = at;
         }
     if (!rc) rc = tbs_repro_count(f, nf, TBS_REPRO_DRIFT, cnt, msg, len);
@@ -85,11 +95,6 @@ int tbs_subs_repro(const tbs_subs *subs, size_t **rep, char *msg, size_t len)
     free(f); free(where); free(cnt);
     if (rc) { free(*rep); *rep = NULL; }
     return rc;
-}
-
-static int on(const tb_sub_result *r, const tbs_shape *sh)
-{
-    return r->m == sh->m && r->n == sh->n && r->k == sh->k && r->batch == sh->batch;
 }
 
 /* e's cells, geomean, ratio to cublaslt and best variant from its submission; 0 when nothing
@@ -109,7 +114,7 @@ static int build(tbs_entry *e, const tbs_sub *sub, const size_t *rep, const tbs_
         size_t bi = 0;
         for (size_t i = 0; i < s->n; i++) {
             const tb_sub_result *r = &s->r[i];
-            if (!r->timed || !on(r, &set->s[k])) continue;
+            if (!r->timed || !tbs_on(r, &set->s[k])) continue;
             double tf = tbs_tflops(r);
             if (!strcmp(r->name, "cublaslt") && tf > cublaslt) cublaslt = tf;
             if (tf > c->tflops) { c->tflops = tf; bi = i; }
@@ -208,6 +213,7 @@ int tbs_rank_json(tbs_store *st, const tbs_set *set, const char *gpu, char **jso
         const tbs_entry *e = &b.e[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "rank", (double)(i + 1));
+        cJSON_AddStringToObject(o, "op", tbs_set_op_name(set));
         cJSON_AddNumberToObject(o, "submission", (double)e->sub->id);
         cJSON_AddStringToObject(o, "submitter", e->sub->who);
         cJSON_AddStringToObject(o, "submitted_at", e->sub->at);
@@ -222,10 +228,22 @@ int tbs_rank_json(tbs_store *st, const tbs_set *set, const char *gpu, char **jso
             const tbs_cell *c = &e->cell[k];
             if (!c->have) continue;
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddNumberToObject(x, "m", (double)c->r->m);
-            cJSON_AddNumberToObject(x, "n", (double)c->r->n);
-            cJSON_AddNumberToObject(x, "k", (double)c->r->k);
-            cJSON_AddNumberToObject(x, "batch", (double)c->r->batch);
+            if (set->op == TB_OP_ATTENTION_FWD) {   /* the token and its fields */
+                const tb_attn_shape *at = &c->r->attn;
+                cJSON_AddStringToObject(x, "shape", c->r->token);
+                cJSON_AddNumberToObject(x, "batch", (double)at->batch);
+                cJSON_AddNumberToObject(x, "heads", (double)at->heads);
+                cJSON_AddNumberToObject(x, "heads_kv", (double)at->heads_kv);
+                cJSON_AddNumberToObject(x, "seq_q", (double)at->seq_q);
+                cJSON_AddNumberToObject(x, "seq_k", (double)at->seq_k);
+                cJSON_AddNumberToObject(x, "head_dim", (double)at->head_dim);
+                cJSON_AddBoolToObject(x, "causal", at->causal != 0);
+            } else {
+                cJSON_AddNumberToObject(x, "m", (double)c->r->m);
+                cJSON_AddNumberToObject(x, "n", (double)c->r->n);
+                cJSON_AddNumberToObject(x, "k", (double)c->r->k);
+                cJSON_AddNumberToObject(x, "batch", (double)c->r->batch);
+            }
             cJSON_AddNumberToObject(x, "tflops", c->tflops);
             cJSON_AddStringToObject(x, "variant", c->r->name);
             cJSON_AddNumberToObject(x, "reproduced_by", (double)c->reproduced_by);
@@ -251,7 +269,7 @@ int tbs_rank_counts(tbs_store *st, const tbs_sets *sets, const char *gpu, size_t
             int hit = 0;
             for (size_t j = 0; !hit && j < subs.v[i].s.n; j++)
                 for (size_t q = 0; !hit && q < sets->v[k].n; q++)
-                    hit = subs.v[i].s.r[j].timed && on(&subs.v[i].s.r[j], &sets->v[k].s[q]);
+                    hit = subs.v[i].s.r[j].timed && tbs_on(&subs.v[i].s.r[j], &sets->v[k].s[q]);
             counts[k] += (size_t)hit;
         }
     }

@@ -29,8 +29,11 @@ void tbs_subs_free(tbs_subs *subs);
  * result without timing gets SIZE_MAX. 0, or -1 with msg. */
 int tbs_subs_repro(const tbs_subs *subs, size_t **rep, char *msg, size_t len);
 
-/* rate of a timed result in TFLOP/s, from its shape and median: 2*m*n*k*batch / median */
+/* rate of a timed result in TFLOP/s, from its shape and median: its op's FLOP count
+ * (tb_sub_result_flops: 2*m*n*k*batch for GEMM, 4*B*H*D*pairs for attention) / median */
 double tbs_tflops(const tb_sub_result *r);
+/* 1 when r is a result on shape sh: the same op and sizes (tbs_shape_same). */
+int tbs_on(const tb_sub_result *r, const tbs_shape *sh);
 
 /* One submission's best validated figure on one shape of the set. */
 typedef struct tbs_cell {
@@ -67,10 +70,11 @@ void tbs_board_free(tbs_board *b);
 /* The entry holding the board's best figure on shape k of the set (NULL: none), and its cell. */
 const tbs_entry *tbs_board_best(const tbs_board *b, size_t k);
 
-/* A JSON array, best first, of {"rank", "submission", "submitter", "submitted_at",
+/* A JSON array, best first, of {"rank", "op" (the set's: "gemm", "attention_fwd"), "submission", "submitter", "submitted_at",
  * "geomean_tflops", "shapes_counted", "shapes_in_set", "best_variant", "vs_cublaslt" (null
  * where none), "shapes": [{"m", "n", "k", "batch", "tflops", "variant", "reproduced_by"}] (the
- * submission's best per counted shape)}. 0, or -1 with msg. *json malloc'd. */
+ * submission's best per counted shape; on an attention set "shape" (the token), "batch",
+ * "heads", "heads_kv", "seq_q", "seq_k", "head_dim", "causal" in place of m, n, k)}. 0, or -1 with msg. *json malloc'd. */
 int tbs_rank_json(tbs_store *st, const tbs_set *set, const char *gpu, char **json, char *msg, size_t len);
 /* counts[i] = the submissions of gpu that rank on sets->v[i] (have a validated result on one
  * of its shapes), for every set. 0, or -1 with msg. */

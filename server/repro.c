@@ -26,6 +26,7 @@ static int cmp_key(const tbs_figure *a, const tbs_figure *b)
         (c = cmp_i64(a->batch, b->batch)))
         return c;
     if ((c = strcmp(a->layouts, b->layouts))) return c;
+    if ((c = strcmp(a->token ? a->token : "", b->token ? b->token : ""))) return c;
     return strcmp(a->dtypes, b->dtypes);
 }
 

@@ -4,7 +4,8 @@
  *
  * The rule (docs/server.md, "Reproduced by others"): figure B reproduces figure A when
  *   - they name the same library file (the same SHA-256; "unknown" names none), the same
- *     variant inside it, and the same shape (m, n, k, batch, layouts, dtypes);
+ *     variant inside it, and the same shape (its canonical token, which names the op: an
+ *     attention shape is never the same as a GEMM's; m, n, k, batch, layouts, dtypes);
  *   - they come from different submitters (different tokens; a token's name is unique);
  *   - each median lies inside the other's 95 % interval widened by TBS_REPRO_DRIFT on both
  *     sides: A.median in [B.lo * (1 - d), B.hi * (1 + d)] and the same with A and B swapped.
@@ -29,6 +30,8 @@ typedef struct tbs_figure {
     int64_t m, n, k, batch;
     const char *layouts, *dtypes;
     double median_ms, lo_ms, hi_ms;   /* the median and its 95 % interval */
+    const char *token;       /* the shape's canonical text (NULL reads as ""): attention's sizes
+                                are not in m, n, k */
 } tbs_figure;
 
 /* 1 when a and b are the same library, variant and shape (and the library is known). */

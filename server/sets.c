@@ -1,6 +1,8 @@
 /* sets.c - the leaderboard's shape sets, read once at start (see sets.h): one shape per line,
- * '#' starts a comment, a label may follow the shape; lines longer than 4096 bytes or sizes
- * beyond 2^20 make the file unreadable, and the server says which. */
+ * '#' starts a comment, a label may follow the shape; a token is read by its op's parser
+ * (common/op.h: GEMM's sizes up to 2^20, attention's bounds of docs/cli.md), and a line longer
+ * than 4096 bytes, a token its op refuses or a set of two operations makes the file unreadable,
+ * and the server says which. */
 #define _GNU_SOURCE
 #include "sets.h"
 #include <dirent.h>
@@ -8,14 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_shape(const char *t, tbs_shape *s)
+int tbs_shape_same(const tbs_shape *a, const tbs_shape *b)
 {
-    long long v[4] = { 0, 0, 0, 1 };
-    int n = sscanf(t, "%lldx%lldx%lldx%lld", &v[0], &v[1], &v[2], &v[3]);
-    if (n < 3) return -1;
-    for (int i = 0; i < 4; i++) if (v[i] < 1 || v[i] > (1 << 20)) return -1;
-    s->m = v[0]; s->n = v[1]; s->k = v[2]; s->batch = v[3];
-    return 0;
+    const tb_attn_shape *x = &a->attn, *y = &b->attn;
+    return (a->op ? a->op : TB_OP_GEMM) == (b->op ? b->op : TB_OP_GEMM) && a->m == b->m && a->n == b->n &&
+           a->k == b->k && a->batch == b->batch && x->batch == y->batch && x->heads == y->heads &&
+           x->heads_kv == y->heads_kv && x->seq_q == y->seq_q && x->seq_k == y->seq_k &&
+           x->head_dim == y->head_dim && !x->causal == !y->causal;
+}
+
+int tbs_shape_text(const tbs_shape *s, char *buf, size_t len)
+{
+    const tb_op_desc *d = tb_op_of_shape(s);
+    return d ? d->shape_text(s, buf, len) : snprintf(buf, len, "?");
+}
+
+const char *tbs_set_op_name(const tbs_set *set)
+{
+    const tb_op_desc *d = tb_op_find(set->op);
+    return d ? d->name : "gemm";
 }
 
 static int load_one(const char *path, tbs_set *set, char *msg, size_t len)
@@ -32,7 +45,23 @@ static int load_one(const char *path, tbs_set *set, char *msg, size_t len)
         char *tok = strtok(line, " \t\r\n");
         if (!tok) continue;
         tbs_shape s;
-        if (parse_shape(tok, &s)) { snprintf(msg, len, "%s:%d: not a shape", path, lineno); fclose(f); return -1; }
+        char why[256];
+        const tb_op_desc *d = tb_op_for_token(tok);
+        if (d->shape_parse(tok, &s, why, sizeof why)) {
+            snprintf(msg, len, "%s:%d: not a shape: %s", path, lineno, why);
+            fclose(f);
+            return -1;
+        }
+        if (!s.op) s.op = TB_OP_GEMM;
+        char *label = strtok(NULL, " \t\r\n");
+        if (label) snprintf(s.label, sizeof s.label, "%s", label);
+        if (set->n && s.op != set->op) {
+            snprintf(msg, len, "%s:%d: a %s shape in a set of %s shapes (a set holds one operation)", path,
+                     lineno, d->name, tbs_set_op_name(set));
+            fclose(f);
+            return -1;
+        }
+        set->op = s.op;
         tbs_shape *nv = realloc(set->s, (set->n + 1) * sizeof *nv);
         if (!nv) { fclose(f); snprintf(msg, len, "out of memory"); return -1; }
         set->s = nv;
@@ -63,6 +92,7 @@ int tbs_sets_load(const char *dir, tbs_sets *out, char *msg, size_t len)
         out->v = nv;
         tbs_set *s = &out->v[out->n++];
         memset(s, 0, sizeof *s);
+        s->op = TB_OP_GEMM;
         snprintf(s->name, sizeof s->name, "%.*s", (int)(l - 4), e->d_name);
         char *path = NULL;
         if (asprintf(&path, "%s/%s", dir, e->d_name) < 0) { rc = -1; break; }

@@ -10,7 +10,8 @@ cc=$(command -v clang-14 || command -v clang || true)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 H="$TB_SRC/harness"
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$H" -I"$H/include" \
-    "$TB_SRC/tests/fuzz/fuzz_submission.c" "$H/format/submission_parse.c" "$H/common/text.c" "$H/common/tb.c" "$H/common/peak.c" \
+    "$TB_SRC/tests/fuzz/fuzz_submission.c" "$H/format/submission_parse.c" "$H/format/submission_plausible.c" \
+    "$H/common/op.c" "$H/common/op_gemm.c" "$H/common/op_attention.c" "$H/common/text.c" "$H/common/tb.c" "$H/common/peak.c" \
     -lcjson -lm -o "$tmp/fuzz" 2> "$tmp/build.log" || { echo "FAIL fuzz-0: build"; cat "$tmp/build.log"; exit 1; }
 mkdir -p "$tmp/corpus"
 "$tmp/fuzz" -max_total_time="${TB_FUZZ_SECONDS:-20}" -max_len=65536 -timeout=5 -rss_limit_mb=1024 \

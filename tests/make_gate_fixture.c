@@ -8,9 +8,13 @@
  *                  newone new
  *   run 3 a gate:  base:X and head:X in one run, no drift; head:slow5 5 % slower (its setup
  *                  described differently from the base's), head:breaks incorrect
- *   make_gate_fixture FILE */
+ *   run 4 (--attention, alone in FILE): attention rows (issue 33) beside a GEMM row, for the
+ *                  submission and the leaderboard, on a GPU of 132 SMs (its rates checkable): flash_fwd on two shapes of the attn set
+ *                  (passed), on a third (incorrect); cublaslt on 4096^3
+ *   make_gate_fixture [--attention] FILE */
 #include "store/store.h"
 #include "common/tb.h"
+#include "common/problem.h"
 #include "common/wire.h"
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +36,7 @@ static double uniform(void)
 static tb_store *st;
 static char msg[TB_MSG_LEN];
 static const char *next_describe = "";   /* describe() text of the next measurement */
+static int fixture_sms = 0;              /* the GPU's SM count: none, but 132 (an H100's) in run 4 */
 
 static int64_t begin(const char *what)
 {
@@ -50,6 +55,7 @@ static int64_t begin(const char *what)
     snprintf(env.driver_version, sizeof env.driver_version, "580.0");
     env.cc_major = 9; env.cuda_runtime_version = 13000; env.cublas_version = 130100;
     env.power_limit_mw = 700000;
+    env.sm_count = fixture_sms;
     snprintf(env.extra_json, sizeof env.extra_json, "{}");
     if (tb_store_put_environment(st, run.id, &env, msg, sizeof msg)) die(msg);
     return run.id;
@@ -121,10 +127,43 @@ static void measure(int64_t run, int64_t vid, int64_t pid, double ms, tb_status 
 
 #define OK TB_STATUS_OK, TB_DISP_PASSED, "", ""
 
+/* an attention problem of token tok (BF16, BHSD, scale 1/sqrt(D)), stored */
+static int64_t attn_problem(const char *tok, const char *label)
+{
+    tb_shape s;
+    tb_problem_info p;
+    if (tb_op_attention_fwd.shape_parse(tok, &s, msg, sizeof msg)) die(msg);
+    snprintf(s.label, sizeof s.label, "%s", label);
+    tb_problem_info_attention(&s, TB_ATTN_BHSD, 0, &p);
+    if (tb_store_put_problem(st, &p, msg, sizeof msg)) die(msg);
+    return p.id;
+}
+
+static int attention_run(void)
+{
+    int64_t a1 = attn_problem("4x32x4096x4096x128:causal:hkv=8", "llama3-8b.s4k.causal"),
+            a2 = attn_problem("2x16x8192x8192x128", "decoder.d128.s8k"),
+            a3 = attn_problem("4x32x512x8192x128:causal:hkv=8", ""),
+            p4 = problem(4096);
+    fixture_sms = 132;   /* so that the default plausibility check runs (H100 peak at 1700 MHz) */
+    int64_t r = begin("attention");
+    int64_t fa = variant(r, "flash_fwd"), cl = variant(r, "cublaslt");
+    measure(r, fa, a1, 0.9, OK);        /* 5.5e11 FLOP in 0.9 ms: 611 TFLOP/s */
+    measure(r, fa, a2, 1.6, OK);
+    measure(r, fa, a3, 0, TB_STATUS_OK, TB_DISP_INCORRECT, "attention", "a planted wrong answer");
+    measure(r, cl, p4, 0.1745, OK);
+    if (tb_store_run_end(st, r, "complete", msg, sizeof msg)) die(msg);
+    tb_store_close(st);
+    printf("%lld\n", (long long)r);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) die("usage: make_gate_fixture FILE");
-    if (tb_store_open(argv[1], 1, 0, &st, msg, sizeof msg)) die(msg);
+    int attn = argc == 3 && !strcmp(argv[1], "--attention");
+    if (argc != 2 + attn) die("usage: make_gate_fixture [--attention] FILE");
+    if (tb_store_open(argv[1 + attn], 1, 0, &st, msg, sizeof msg)) die(msg);
+    if (attn) return attention_run();
     int64_t p4 = problem(4096), p8 = problem(8192);
     const double t4 = 0.1745, t8 = 1.3572;
 

@@ -6,7 +6,9 @@
 # leaderboard page rendered by headless Chromium (Debian's `chromium`: --dump-dom and a
 # --screenshot) and the entry, the per-shape bests and the SVG history chart found in its DOM;
 # then a document full of HTML (<script>, "><img ...>, &) submitted and its pages checked to
-# hold that text as text, never as elements. Chromium is installed by scripts/setup.sh: when it
+# hold that text as text, never as elements; then a run with attention rows (issue 33, 8.x):
+# its board on the attn set shows each shape's token, its page a command sweep takes. Chromium
+# is installed by scripts/setup.sh: when it
 # is missing this test FAILS (it does not skip). No GPU needed.
 # The recorded sweep: $TB_SERVER_DB, else tests/data/h100-small.db (recorded on the H100; the
 # board is then `gate` on "NVIDIA H100 80GB HBM3", checked against the H100's peak), else (a
@@ -48,7 +50,7 @@ else
 fi
 
 # ---- the server, three submitters -------------------------------------------------------------
-for who in alice bob carol mallory; do
+for who in alice bob carol mallory dave; do
     t=$("$S" token add $who --db "$DB_S") && [ ${#t} = 48 ] || { echo "FAIL browser-0: token add $who"; exit 1; }
     eval "tok_$who=$t"
 done
@@ -292,6 +294,32 @@ assert any("%3Cscript%3E" in h and "%2Fx" in h for h in links), links
 PY
 
 cmdcheck browser-6.3 hsub.dom "$(cat hostile.stop)"   # the hostile stopping rule stays one quoted word
+# ---- attention (issue 33): the attn board and page as Chromium reads them -----------------------------
+"$TB_BUILD/tests/make_gate_fixture" --attention a.db >/dev/null || bad browser-8.0 "fixture"
+out=$(TILEBENCH_TOKEN=$tok_dave "$TB" submit --server "$U" --db a.db 2>&1) && aid=$(sed -n 's/.*: submission \([0-9]*\) .*/\1/p' <<<"$out") \
+    && [ -n "$aid" ] && ok browser-8.1 || bad browser-8.1 "submit: $out"
+browse "$U/leaderboards/attn/fixture%20GPU" aboard.dom dom
+browse "$U/submissions/${aid:-0}" asub.dom dom
+$PY - <<'PY' && ok browser-8.2 || bad browser-8.2 "the attention board or page"
+import sys
+sys.path.insert(0, ".")
+from dom import load
+els = load("aboard.dom")
+best = [e for e in els if e["tag"] == "tr" and "table#best" in e["parents"] and e["text"].strip() and "shape" not in e["text"]]
+assert len(best) == 26, len(best)   # every shape of the attn set, each named by its token
+toks = [e["text"] for e in els if e["tag"] == "code" and e["attrs"].get("class") == "attn" and "table#best" in e["parents"]]
+assert len(toks) == 26 and "4x32x4096x4096x128:causal:hkv=8" in toks and "4x32x512x8192x128:causal:hkv=8" in toks, toks[:4]
+body = "".join(e["text"] for e in els if e["tag"] == "body")
+assert "\u00d7" not in body and "attention_fwd" in body, body[:300]
+rows = [e for e in els if e["tag"] == "tr" and e["attrs"].get("class") == "entry"]
+assert len(rows) == 1 and "dave" in rows[0]["text"] and "flash_fwd" in rows[0]["text"], [r["text"] for r in rows]
+sub = load("asub.dom")
+cmds = [e["text"] for e in sub if e["tag"] == "code" and e["attrs"].get("class") == "command"]
+assert any(" --shapes 4x32x4096x4096x128:causal:hkv=8 " in c and " --layout " not in c for c in cmds), cmds
+assert any(" --shapes 4096x4096x4096 --layout tn " in c for c in cmds), cmds
+PY
+cmdcheck browser-8.3 asub.dom   # sweep takes the attention commands as printed
+
 n=$(grep -c " GET /" s.log); [ "$n" -ge 12 ] && ok browser-7.1 || bad browser-7.1 "$n log lines for pages"
 kill -TERM $pid; wait $pid; rc=$?; pid=
 [ $rc = 0 ] && ok browser-7.2 || bad browser-7.2 "SIGTERM: exit $rc"

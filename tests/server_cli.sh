@@ -5,7 +5,9 @@
 # a new submission (the cached board is dropped), and bad requests each given the right 4xx
 # while the server stays up; SIGTERM stops it cleanly. No GPU needed. The fixture's GPU reports
 # no SM count, so its peak is unknown: this server runs with --allow-unknown-gpu (5.x: without
-# it, such a GPU is refused).
+# it, such a GPU is refused). 6.x: a run with attention rows (issue 33) submitted, stored, ranked
+# on the attn set apart from its GEMM row (which ranks on the GEMM sets), shown with its token,
+# and hostile attention shapes refused by the server.
 # Environment (set by CTest): TB, TB_BUILD, TB_SRC; and TB_PG when it runs under
 # tests/with_postgres.sh (CTest server_cli_pg): every --db is then a new PostgreSQL database
 # of that throwaway cluster instead of an SQLite file, the rest of the test the same.
@@ -145,6 +147,74 @@ check server-5.3 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @cc1
 grep -q "no known peak for GPU 'fixture GPU' (compute capability 10.0, 132 SMs)" body || bad server-5.3b "$(cat body)"
 check server-5.4 422 -X POST -H "Authorization: Bearer $tok3" --data-binary @sm1000.json "$U/api/v1/submissions"
 grep -q "environment.sm_count: 1000 SMs, more than any GPU of compute capability 9.0 has (144)" body || bad server-5.4b "$(cat body)"
+
+# 6.x attention (issue 33): the fixture's attention run (an H100's 132 SMs: checked by default)
+# goes through the client; its attention rows rank on the attn set and nowhere else, its GEMM
+# row on the GEMM sets and nowhere else
+"$TB_BUILD/tests/make_gate_fixture" --attention a.db >/dev/null || bad server-6.0 "fixture"
+out=$(TILEBENCH_TOKEN=$tok3 "$TB" submit --server "$U" --db a.db 2>&1)
+[ $? = 0 ] && grep -q "submission 2 " <<<"$out" && ok server-6.1 || bad server-6.1 "submit: $out"
+[ "$(req "$U/api/v1/submissions/2")" = 200 ] && "$TB_BUILD/tests/parse_submission" body | grep -q "^ok 4 results" \
+    && grep -qE '"version":[[:space:]]*2,' body && cp body asub.json && ok server-6.2 || bad server-6.2 "the attention document does not read back"
+curl -s "$U/api/v1/leaderboards/attn/fixture%20GPU" > attn.json
+curl -s "$U/api/v1/leaderboards/square/fixture%20GPU" > square.json
+/usr/bin/python3 - <<'PY' && ok server-6.3 || bad server-6.3 "attention ranking: $(head -c 600 attn.json) / $(head -c 300 square.json)"
+import json, math
+def pairs(q, k, c): return q * k - q * (q - 1) // 2 if c else q * k
+d = json.load(open("asub.json"))
+best = {}
+for r in d["results"]:
+    sh = r["shape"]
+    if r["timing"] is None or sh.get("op") != "attention_fwd": continue
+    f = 4 * sh["batch"] * sh["heads"] * sh["head_dim"] * pairs(sh["seq_q"], sh["seq_k"], sh["causal"])
+    best[sh["token"]] = max(best.get(sh["token"], 0), f / (r["timing"]["median_ms"] * 1e-3) / 1e12)
+attn = json.load(open("attn.json"))
+assert len(attn) == 1 and attn[0]["submission"] == 2 and attn[0]["op"] == "attention_fwd", attn
+e = attn[0]
+assert (e["shapes_counted"], e["shapes_in_set"], e["best_variant"]) == (2, 26, "flash_fwd"), e
+got = {s["shape"]: s["tflops"] for s in e["shapes"]}
+assert got.keys() == best.keys() and all(abs(got[t] - best[t]) < 1e-9 * best[t] for t in best), (got, best)
+assert all("m" not in s and s["causal"] in (True, False) for s in e["shapes"]), e["shapes"]
+g = math.exp(sum(map(math.log, best.values())) / len(best))
+assert abs(e["geomean_tflops"] - g) < 1e-9 * g, (e["geomean_tflops"], g)
+# on the square set: the GEMM submission (1) and the attention run's one GEMM row (4096^3),
+# never an attention shape
+square = json.load(open("square.json"))
+assert sorted(x["submission"] for x in square) == [1, 2] and all(x["op"] == "gemm" for x in square), square
+two = next(x for x in square if x["submission"] == 2)
+assert two["shapes_counted"] == 1 and two["best_variant"] == "cublaslt" and two["shapes"][0]["m"] == 4096, two
+assert all("shape" not in s for x in square for s in x["shapes"]), square
+PY
+[ "$(req "$U/leaderboards/attn/fixture%20GPU")" = 200 ] && grep -qF '<code class="attn">4x32x4096x4096x128:causal:hkv=8</code>' body \
+    && grep -qF '<code class="attn">2x16x8192x8192x128</code>' body && grep -qF 'operation: <code>attention_fwd</code>' body \
+    && ! grep -q '&times;' body && [ "$(grep -c '<tr class="entry">' body)" = 1 ] \
+    && ok server-6.4 || bad server-6.4 "the attention board: $(grep -o '<table id="best".\{0,400\}' body)"
+[ "$(req "$U/leaderboards/square/fixture%20GPU")" = 200 ] && ! grep -q 'class="attn"' body && grep -qF 'operation: <code>gemm</code>' body \
+    && ok server-6.5 || bad server-6.5 "an attention shape on a GEMM board"
+[ "$(req "$U/submissions/2")" = 200 ] && grep -qF '4x32x4096x4096x128:causal:hkv=8' body \
+    && grep -qF -- '--filter flash_fwd --shapes 4x32x4096x4096x128:causal:hkv=8 --method cold' body \
+    && grep -qF -- '--shapes 4096x4096x4096 --layout tn' body && ok server-6.6 || bad server-6.6 "the submission page: $(grep -o 'tilebench sweep[^<]*' body | head -3)"
+[ "$(req "$U/")" = 200 ] && grep -q 'href="/leaderboards/attn/fixture%20GPU"' body && ok server-6.7 || bad server-6.7 "the index: $(head -c 400 body)"
+# hostile attention shapes: one clear message each, nothing stored
+/usr/bin/python3 - <<'PY'
+import json
+d = json.load(open("asub.json"))
+def put(name, **kw):
+    x = json.loads(json.dumps(d)); x["results"][0]["shape"].update(kw); open(name, "w").write(json.dumps(x))
+put("disagree.json", heads_kv=4)
+put("hkv3.json", heads_kv=3, token="4x32x4096x4096x128:causal:hkv=3")
+put("huge.json", seq_q=1 << 30)
+put("offset_attn.json", batch=3, token="3x32x4096x4096x128:causal:hkv=8")
+x = json.loads(json.dumps(d)); x["version"] = 1; open("v1attn.json", "w").write(json.dumps(x))
+PY
+post() { check "$1" "$2" -X POST -H "Authorization: Bearer $tok3" -H "Idempotency-Key: $1" --data-binary @"$3" "$U/api/v1/submissions"
+         grep -qF "$4" body || bad "$1b" "$(cat body)"; }
+post server-6.8 400 disagree.json 'results[0].shape.token: disagrees with the shape'"'"'s fields, which say 4x32x4096x4096x128:causal:hkv=4'
+post server-6.9 400 hkv3.json 'hkv=3 does not divide the 32 query heads'
+post server-6.10 400 huge.json 'results[0].shape.seq_q: out of range'
+post server-6.11 422 offset_attn.json 'results[0] (variant flash_fwd, shape 3x32x4096x4096x128:causal:hkv=8): the shape is on no leaderboard set'
+post server-6.12 400 v1attn.json 'results[0].shape.op: an attention row needs version 2'
+[ "$(req "$U/api/v1/leaderboards")" = 200 ] && grep -q '"submissions":2' body && ok server-6.13 || bad server-6.13 "a refused attention document was stored: $(cat body)"
 kill -TERM $pid; wait $pid; pid=
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

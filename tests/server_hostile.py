@@ -322,7 +322,7 @@ batch_done("fields")
 
 # --- 4. numbers: out of range, huge, negative, fractional, NaN, Infinity, 1e400 ----------------
 NUMBERS = {   # field path: values that must be refused (400)
-    ("version",): [0, 2, -1, 1.5, 1e400],
+    ("version",): [0, 3, -1, 1.5, 1e400],   # 1 and 2 are versions (docs/submission.md)
     ("environment", "sm_count"): [-1, 10001, 1.5, 2 ** 63, 1e400],
     ("environment", "cuda_runtime_version"): [-2, 1.5, 1e10, 1e400],
     ("environment", "cublas_version"): [-2, 0.5, 1e10, -1e400],

@@ -4,7 +4,8 @@
 # retries; 503 answers are retried and a later 201 accepted; a 422 is final, one attempt, its
 # reason printed escaped; an unreachable server fails after the retries; https with a self-signed
 # certificate is refused unless --ca-file trusts it; no token, a flag token, plain http to
-# another host are refused. No GPU needed. Environment (set by CTest): TB, TB_BUILD, TB_SRC.
+# another host are refused; a run with attention rows (issue 33) is sent whole, as version 2
+# (4.x). No GPU needed. Environment (set by CTest): TB, TB_BUILD, TB_SRC.
 set -u
 pass=0; fail=0
 ok()  { echo "ok   $1"; pass=$((pass+1)); }
@@ -66,5 +67,18 @@ out=$(env -u TILEBENCH_TOKEN "$TB" submit --server "http://127.0.0.1:$port" --db
 [ $rc = 0 ] && grep -q "may be read by others" <<<"$out" && grep -q '"Bearer file-t0ken"' d.log && ok submit-3.4 || bad submit-3.4 "exit $rc: $out"
 "$TB" submit --db g.db --run 3 --dry-run | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["format"]=="tilebench-submission"' \
     && ok submit-3.5 || bad submit-3.5 "--dry-run"
+
+# 4.x a run with attention rows: the document (version 2) holds them beside its GEMM row, and the
+# upload sends exactly that document (its SHA-256 is the idempotency key)
+"$TB_BUILD/tests/make_gate_fixture" --attention a.db >/dev/null || bad submit-4.0 "fixture"
+"$TB" submit --db a.db --dry-run > a.json
+/usr/bin/python3 -c 'import json; d=json.load(open("a.json")); ops=[r["shape"].get("op", "gemm") for r in d["results"]]
+assert d["version"] == 2 and ops.count("attention_fwd") == 3 and ops.count("gemm") == 1, (d["version"], ops)
+assert d["results"][0]["shape"]["token"] == "4x32x4096x4096x128:causal:hkv=8", d["results"][0]["shape"]' \
+    && ok submit-4.1 || bad submit-4.1 "--dry-run of an attention run: $(head -c 300 a.json)"
+stub e "201"
+out=$("$TB" submit --server "http://127.0.0.1:$port" --db a.db --timeout 5 2>&1); rc=$?
+want=$(sha256sum a.json | cut -c1-64)
+[ $rc = 0 ] && grep -q "\"key\": \"$want\"" e.log && ok submit-4.2 || bad submit-4.2 "exit $rc: $out; sent $(cat e.log), want key $want"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

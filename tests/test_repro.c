@@ -15,7 +15,7 @@ static const char *SHA_B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 static tbs_figure fig(const char *who, double median, double lo, double hi)
 {
     tbs_figure f = { who, SHA_A, "mma_sync_128x128", 4096, 4096, 4096, 1, "tn", "bf16,bf16,f32,bf16",
-                     median, lo, hi };
+                     median, lo, hi, "4096x4096x4096" };
     return f;
 }
 
@@ -53,6 +53,22 @@ int main(void)
         a.sha256 = b.sha256 = "unknown";
         TB_CHECK(!tbs_repro_same(&a, &b));
         TB_CHECK(!tbs_repro_agree(&a, &b, d));
+    }
+    TB_CASE("repro-1.3b", "attention figures (m, n, k 0): another token is not the same figure (issue 33)") {
+        tbs_figure a = fig("alice", 1.0, 0.99, 1.01), b = fig("bob", 1.0, 0.99, 1.01);
+        a.m = a.n = a.k = b.m = b.n = b.k = 0;
+        a.batch = b.batch = 4;
+        a.layouts = b.layouts = "bhsd";
+        a.token = "4x32x4096x4096x128:causal:hkv=8";
+        b.token = "4x32x4096x4096x128:causal:hkv=8";
+        TB_CHECK(tbs_repro_agree(&a, &b, d));
+        b.token = "4x32x4096x4096x128:hkv=8";
+        TB_CHECK(!tbs_repro_same(&a, &b));
+        TB_CHECK(!tbs_repro_agree(&a, &b, d));
+        size_t cnt[2];
+        tbs_figure f[2] = { a, b };
+        char msg[128];
+        TB_CHECK(tbs_repro_count(f, 2, d, cnt, msg, sizeof msg) == 0 && cnt[0] == 0 && cnt[1] == 0);
     }
     TB_CASE("repro-1.4", "another variant, size, batch, layout or dtype is not the same figure") {
         tbs_figure a = fig("alice", 1.0, 0.99, 1.01), b;

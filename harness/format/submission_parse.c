@@ -1,4 +1,5 @@
-/* submission_parse.c - the strict reader of a submission document (see submission_parse.h):
+/* submission_parse.c - the strict reader of a submission document (see submission_parse.h), of
+ * version 1 (GEMM rows) and 2 (attention rows too, read through the op seam, common/op.h):
  * the raw text is scanned first (valid UTF-8, no NUL, no raw control character in a string,
  * nothing after the value), cJSON parses, no object may repeat a member, then every member is
  * checked against the schema's rules in the same order the writer (report/submission.c) writes
@@ -6,7 +7,7 @@
 #define _GNU_SOURCE
 #include "format/submission_parse.h"
 #include "common/tb.h"
-#include "common/peak.h"
+#include "common/op_attention.h"
 #include "common/text.h"
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 
 /* the check's state: the first failure of the grammar (failed, in msg), and the first failure
  * of the rules beyond it (rule, in rule_msg), reported only when the grammar holds */
-typedef struct ck { char *msg; size_t len; int failed, rule; char rule_msg[TB_MSG_LEN]; } ck;
+typedef struct ck { char *msg; size_t len; int failed, rule; char rule_msg[TB_MSG_LEN]; int version; } ck;
 
 static int bad(ck *c, const char *path, const char *fmt, const char *what)
 {
@@ -280,6 +281,72 @@ static int environment(ck *c, const cJSON *e, tb_submission *s)
     return 0;
 }
 
+/* Five comma-separated operand types (Q, K, V, O, accumulate), each a name the harness knows. */
+static int attn_dtypes(const char *d)
+{
+    static const char *const names[] = { "bf16", "f16", "f32", "e4m3", "e5m2", NULL };
+    int n = 0;
+    for (const char *at = d;; n++) {
+        size_t k = strcspn(at, ",");
+        int known = 0;
+        for (const char *const *x = names; *x && !known; x++) known = strlen(*x) == k && !memcmp(*x, at, k);
+        if (!known) return 0;
+        if (!at[k]) break;
+        at += k + 1;
+    }
+    return n == 4;
+}
+
+/* An attention row's shape (version 2): exactly op, token, its fields, layouts, dtypes and an
+ * optional label. The token is read by the op's own parser (common/op_attention.c: its syntax
+ * and bounds, hkv dividing heads, causal only with Sq <= Sk, the size of one tensor) and must be
+ * the canonical text of the fields, so that a reader of either says the same shape. */
+static int attention_shape(ck *c, const cJSON *sh, const char *p, tb_sub_result *r)
+{
+    static const char *const akeys[] = { "op", "token", "batch", "heads", "heads_kv", "seq_q", "seq_k",
+                                         "head_dim", "causal", "scale", "layouts", "dtypes", "label", NULL };
+    char op[16], why[TB_MSG_LEN], want[96];
+    tb_shape t;
+    tb_attn_shape *a = &r->attn;
+    if (str(c, sh, p, "op", op, sizeof op, 1)) return -1;
+    if (strcmp(op, tb_op_attention_fwd.name))
+        return bad_at(c, p, "op", "want \"attention_fwd\" (a GEMM shape has no op)");
+    if (c->version < 2) return bad_at(c, p, "op", "an attention row needs version 2");
+    if (exact_keys(c, sh, p, akeys, 1) || str(c, sh, p, "token", r->token, sizeof r->token, 1) ||
+        inum(c, sh, p, "batch", 1, TB_ATTN_MAX_BATCH, &a->batch) ||
+        inum(c, sh, p, "heads", 1, TB_ATTN_MAX_HEADS, &a->heads) ||
+        inum(c, sh, p, "heads_kv", 1, TB_ATTN_MAX_HEADS, &a->heads_kv) ||
+        inum(c, sh, p, "seq_q", 1, TB_ATTN_MAX_SEQ, &a->seq_q) ||
+        inum(c, sh, p, "seq_k", 1, TB_ATTN_MAX_SEQ, &a->seq_k) ||
+        inum(c, sh, p, "head_dim", 1, TB_ATTN_MAX_HEAD_DIM, &a->head_dim))
+        return -1;
+    if (!cJSON_IsBool(member(sh, "causal"))) return bad_at(c, p, "causal", "want true or false");
+    a->causal = cJSON_IsTrue(member(sh, "causal"));
+    if (num(c, sh, p, "scale", 0, 1e3, 1, 0, 0, &r->scale) ||
+        str(c, sh, p, "layouts", r->layouts, sizeof r->layouts, 1) ||
+        str(c, sh, p, "dtypes", r->dtypes, sizeof r->dtypes, 1) ||
+        (member(sh, "label") && str(c, sh, p, "label", r->label, sizeof r->label, 0)))
+        return -1;
+    if (strcmp(r->layouts, "bhsd") && strcmp(r->layouts, "bshd"))
+        return bad_at(c, p, "layouts", "want bhsd or bshd");
+    if (!attn_dtypes(r->dtypes))
+        return bad_at(c, p, "dtypes", "want five of bf16, f16, f32, e4m3, e5m2 (Q,K,V,O,accumulate)");
+    r->op = TB_OP_ATTENTION_FWD;
+    r->batch = a->batch;
+    if (!matches(r->token, "0123456789x:causlhkv="))
+        return bad_at(c, p, "token", "not an attention token (BxHxSqxSkxD[:causal][:hkv=N])");
+    if (tb_op_attention_fwd.shape_parse(r->token, &t, why, sizeof why) != TB_OK)
+        return bad_at(c, p, "token", why);
+    tb_sub_result_shape(r, &t);   /* the fields' own shape: their canonical text */
+    tb_op_attention_fwd.shape_text(&t, want, sizeof want);
+    if (strcmp(want, r->token)) {
+        char shown[200];
+        tb_text_escape(want, shown, sizeof shown, 0);
+        return bad(c, strcat(strcpy(why, p), ".token"), "disagrees with the shape's fields, which say ", shown);
+    }
+    return 0;
+}
+
 static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
 {
     static const char *const keys[] = { "variant", "shape", "status", "validation", "timing", NULL };
@@ -315,14 +382,22 @@ static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
     r->params_json = cJSON_PrintUnformatted(member(v, "params"));
     if (!r->params_json) return bad(c, strcat(p, ".params"), "out of memory", NULL);
     snprintf(p, sizeof p, "%s.shape", P);
-    if (exact_keys(c, sh, p, skeys, 1) || inum(c, sh, p, "m", 1, 1 << 20, &r->m) ||
-        inum(c, sh, p, "n", 1, 1 << 20, &r->n) || inum(c, sh, p, "k", 1, 1 << 20, &r->k) ||
-        inum(c, sh, p, "batch", 1, 1 << 20, &r->batch) ||
-        str(c, sh, p, "layouts", r->layouts, sizeof r->layouts, 2) ||
-        str(c, sh, p, "dtypes", r->dtypes, sizeof r->dtypes, 1) ||
-        (member(sh, "label") && str(c, sh, p, "label", r->label, sizeof r->label, 0)))
-        return -1;
-    if (!matches(r->layouts, "nt")) return bad(c, strcat(p, ".layouts"), "want two of n, t", NULL);
+    if (cJSON_IsObject(sh) && member(sh, "op")) {   /* version 2: an attention row */
+        if (attention_shape(c, sh, p, r)) return -1;
+    } else {
+        r->op = TB_OP_GEMM;
+        if (exact_keys(c, sh, p, skeys, 1) || inum(c, sh, p, "m", 1, 1 << 20, &r->m) ||
+            inum(c, sh, p, "n", 1, 1 << 20, &r->n) || inum(c, sh, p, "k", 1, 1 << 20, &r->k) ||
+            inum(c, sh, p, "batch", 1, 1 << 20, &r->batch) ||
+            str(c, sh, p, "layouts", r->layouts, 3, 2) ||
+            str(c, sh, p, "dtypes", r->dtypes, sizeof r->dtypes, 1) ||
+            (member(sh, "label") && str(c, sh, p, "label", r->label, sizeof r->label, 0)))
+            return -1;
+        if (!matches(r->layouts, "nt")) return bad(c, strcat(p, ".layouts"), "want two of n, t", NULL);
+        tb_shape g;
+        tb_sub_result_shape(r, &g);
+        tb_op_gemm.shape_text(&g, r->token, sizeof r->token);
+    }
     if (one_of(c, o, P, "status", statuses, r->status, sizeof r->status)) return -1;
     snprintf(p, sizeof p, "%s.validation", P);
     if (exact_keys(c, val, p, valkeys, 0) ||
@@ -350,6 +425,23 @@ static int result(ck *c, const cJSON *o, size_t i, tb_sub_result *r)
     else if (!(r->lo_ms <= r->median_ms && r->median_ms <= r->hi_ms))
         bad_rule(c, strcat(p, ".median_ms"), "outside its own interval");
     return 0;
+}
+
+void tb_sub_result_shape(const tb_sub_result *r, tb_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    out->op = r->op;
+    snprintf(out->label, sizeof out->label, "%s", r->label);
+    if (r->op == TB_OP_ATTENTION_FWD) out->attn = r->attn;
+    else { out->m = r->m; out->n = r->n; out->k = r->k; out->batch = r->batch; }
+}
+
+double tb_sub_result_flops(const tb_sub_result *r)
+{
+    tb_shape s;
+    tb_sub_result_shape(r, &s);
+    const tb_op_desc *d = tb_op_of_shape(&s);
+    return d ? d->shape_flops(&s) : NAN;
 }
 
 void tb_submission_free(tb_submission *s)
@@ -403,7 +495,7 @@ static int parse(const char *text, size_t len, tb_submission *out, int *rule, ch
 {
     memset(out, 0, sizeof *out);
     *rule = 0;
-    ck c = { msg, msglen, 0, 0, "" };
+    ck c = { msg, msglen, 0, 0, "", 0 };
     if (len > TB_SUB_MAX_BYTES)
         return tb_fail(msg, msglen, TB_EUSAGE, "document: larger than %u bytes", TB_SUB_MAX_BYTES);
     if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))   /* cJSON would skip it, Python's json.loads(str) not */
@@ -428,7 +520,8 @@ static int parse(const char *text, size_t len, tb_submission *out, int *rule, ch
     if (exact_keys(&c, root, "document", keys, 0) == 0 &&
         str(&c, root, "document", "format", fmt, sizeof fmt, 1) == 0 &&
         (strcmp(fmt, "tilebench-submission") ? bad(&c, "document.format", "not a tilebench submission", NULL) : 0) == 0 &&
-        num(&c, root, "document", "version", 1, 1, 0, 1, 0, &ver) == 0 &&
+        num(&c, root, "document", "version", 1, TB_SUB_VERSION_MAX, 0, 1, 0, &ver) == 0 &&
+        (c.version = (int)ver) > 0 &&
         exact_keys(&c, member(root, "tilebench"), "tilebench", tbkeys, 0) == 0 &&
         str(&c, member(root, "tilebench"), "tilebench", "version", out->tilebench_version, sizeof out->tilebench_version, 0) == 0 &&
         str(&c, member(root, "tilebench"), "tilebench", "git_sha", out->git_sha, sizeof out->git_sha, 0) == 0 &&
@@ -476,76 +569,4 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
 int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, int *rule, char *msg, size_t msglen)
 {
     return parse(text, len, out, rule, msg, msglen);
-}
-
-/* The most SMs and the highest SM clock of any GPU of a generation: the full die, and the
- * highest boost clock shipped with a margin for factory-overclocked boards. The peak a figure is
- * checked against grows with both, and both come from the document: a claim beyond these would
- * raise its own ceiling. Only generations common/peak.h knows are listed. */
-static const struct { int major, minor, max_sms, max_mhz; } generation[] = {
-    { 9, 0, 144, 2100 },   /* GH100: 144 SMs on the full die (H100 SXM and H200: 132); boost 1980 MHz */
-    { 8, 0, 128, 1600 },   /* GA100: 128 (A100: 108); boost 1410 MHz */
-    { 8, 6,  84, 2300 },   /* GA102: 84 (RTX 3090 Ti, A40); boost 1860 MHz, more on overclocked boards */
-    { 8, 7,  16, 1500 },   /* GA10B (Jetson AGX Orin): 16; 1300 MHz */
-    { 8, 9, 144, 3300 },   /* AD102: 144 (L40S: 142, RTX 4090: 128); boost 2520 MHz, ~3 GHz overclocked */
-};
-
-int tb_submission_plausible(const tb_submission *s, int allow_unknown, char *msg, size_t msglen)
-{
-    /* MAJOR.MINOR (checked by the parser), each clamped: a 15-digit number must not overflow */
-    char *dot = NULL;
-    long major = strtol(s->compute_capability, &dot, 10), minor = dot && *dot == '.' ? strtol(dot + 1, NULL, 10) : 0;
-    if (major < 0 || major > 1000 || minor < 0 || minor > 1000) major = minor = 0;
-    double fpc = tb_peak_flop_per_clk_sm((int)major, (int)minor);
-    int max_sms = 0, max_mhz = 0;
-    for (size_t g = 0; g < sizeof generation / sizeof generation[0]; g++)
-        if (generation[g].major == major && generation[g].minor == minor) {
-            max_sms = generation[g].max_sms;
-            max_mhz = generation[g].max_mhz;
-        }
-    int known = fpc > 0 && max_sms > 0;
-    if (known && s->sm_count > max_sms) {
-        snprintf(msg, msglen, "environment.sm_count: %lld SMs, more than any GPU of compute capability %s has (%d)",
-                 (long long)s->sm_count, s->compute_capability, max_sms);
-        return -1;
-    }
-    int check = known && s->sm_count > 0;
-    if (!check && !allow_unknown) {
-        snprintf(msg, msglen, "no known peak for GPU '%s' (compute capability %s, %lld SMs): its rates cannot be "
-                 "checked", s->gpu_name, s->compute_capability, (long long)s->sm_count);
-        return -1;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        const tb_sub_result *r = &s->r[i];
-        if (!r->timed) continue;
-        if (!(r->clock_mhz > 0)) {
-            snprintf(msg, msglen, "results[%zu]: a timed result without its SM clock", i);
-            return -1;
-        }
-        if (known && r->clock_mhz > max_mhz) {
-            snprintf(msg, msglen, "results[%zu]: an SM clock of %.0f MHz, above what any GPU of compute capability %s "
-                     "runs at (%d MHz)", i, r->clock_mhz, s->compute_capability, max_mhz);
-            return -1;
-        }
-        if (!check) continue;
-        double tflops = 2.0 * (double)r->m * (double)r->n * (double)r->k * (double)r->batch /
-                        (r->median_ms * 1e-3) / 1e12;
-        /* the peak of the result's operand types: FP8 (E4M3 A and B) twice BF16 where the
-         * tensor cores take FP8; on a GPU without them an FP8 GEMM can at best run at the
-         * BF16 rate (its operands widened), so that is its bound */
-        const int fp8 = tb_dtypes_fp8(r->dtypes);
-        double fpc_r = tb_peak_flop_per_clk_sm_dtypes((int)major, (int)minor, r->dtypes);
-        const int widened = !(fpc_r > 0);
-        if (widened) fpc_r = fpc;
-        double peak = fpc_r * (double)s->sm_count * r->clock_mhz * 1e6 / 1e12;
-        if (tflops > peak * 1.02) {
-            snprintf(msg, msglen, "results[%zu]: %.1f TFLOP/s (from its shape and median) is above the "
-                     "GPU's dense %s peak of %.1f TFLOP/s at the %.0f MHz it reports%s", i, tflops,
-                     fp8 && !widened ? "FP8" : "BF16", peak, r->clock_mhz,
-                     fp8 && widened ? " (an FP8 result, held to the BF16 peak: this compute "
-                                      "capability has no FP8 tensor cores)" : "");
-            return -1;
-        }
-    }
-    return 0;
 }

@@ -1,22 +1,30 @@
 /* submission_parse.h - reading a submission document (docs/submission.md) back, strictly: the
  * one parser that tilebench's tests and tilebench-server share (the server links this folder
- * and nothing else of the harness). Mirrors schemas/submission-v1.schema.json: every key
+ * and the op seam's table, common/op*.c, of the harness). Mirrors
+ * schemas/submission-v1.schema.json and -v2 (attention rows, read by common/op_attention.c's
+ * parser and checked against their own fields): every key
  * present, no other key, every type, bound and pattern; and the rules a schema cannot say
  * (timing present exactly when a result ran and passed; a median inside its own interval).
  * Pure C on cJSON; fuzzed (tests/fuzz/). */
 #ifndef TB_SUBMISSION_PARSE_H
 #define TB_SUBMISSION_PARSE_H
+#include "common/op.h"
 #include <stddef.h>
 #include <stdint.h>
 
 #define TB_SUB_MAX_BYTES (16u << 20)   /* a document larger than this is refused unread */
 #define TB_SUB_MAX_RESULTS 100000
+#define TB_SUB_VERSION_MAX 2           /* 1: GEMM rows only; 2: attention rows too (issue 33) */
 
 typedef struct tb_sub_result {
     char    name[144], family[64], sha256[65];
     char   *params_json;           /* the params object as compact JSON, malloc'd */
-    int64_t m, n, k, batch;
-    char    layouts[3], dtypes[32], label[64];
+    uint32_t op;                   /* a tb_op: TB_OP_GEMM, or TB_OP_ATTENTION_FWD (version 2) */
+    int64_t m, n, k, batch;        /* GEMM; batch is the attention shape's batch too */
+    tb_attn_shape attn;            /* attention: its sizes (batch as above); zero in a GEMM row */
+    double  scale;                 /* attention: the softmax scale; 0 in a GEMM row */
+    char    token[96];             /* the shape's canonical text, as its op writes it */
+    char    layouts[8], dtypes[32], label[64];
     char    status[16], disposition[16], rule[64];
     int     timed;                 /* 0: timing was null */
     char    method[8];
@@ -47,8 +55,13 @@ int tb_submission_parse(const char *text, size_t len, tb_submission *out, char *
  * first 422, the second 400). *rule is 0 on success. */
 int tb_submission_parse_rules(const char *text, size_t len, tb_submission *out, int *rule, char *msg, size_t msglen);
 void tb_submission_free(tb_submission *s);
+/* The shape of a result (its op and sizes, its label) as the op seam's tb_shape. */
+void tb_sub_result_shape(const tb_sub_result *r, tb_shape *out);
+/* The work a result's shape counts, in FLOP, through its op's entry (op.h's shape_flops:
+ * 2*m*n*k*batch for GEMM, 4*B*H*D*pairs for attention); NaN for an op this build lacks. */
+double tb_sub_result_flops(const tb_sub_result *r);
 /* What a leaderboard checks beyond the grammar: no timed result whose rate, recomputed from
- * its shape and median (2*m*n*k*batch / median; a client's rate is never trusted), is above
+ * its shape and median (tb_sub_result_flops / median; a client's rate is never trusted), is above
  * the GPU's dense peak of the result's operand types (its shape's dtypes: "e4m3,e4m3,..."
  * FP8, twice BF16 on sm_89 and sm_90; BF16 otherwise, and for FP8 on a GPU without FP8 tensor
  * cores) at the SM clock the result itself reports (common/peak.h; 2 % allowed for the

@@ -1,10 +1,12 @@
 /* submission.c - a run as a leaderboard submission document (see submission.h and
  * docs/submission.md): the environment with the GPU's UUID hashed, the options that shape a
- * figure, and per (variant, shape) the library, the validation and the median with its
- * interval. Built with cJSON, written as valid UTF-8. */
+ * figure, and per (variant, shape) the library, the shape (a GEMM's m, n, k, batch; an attention
+ * problem's op, token and fields, which make the document version 2), the validation and the
+ * median with its interval. Built with cJSON, written as valid UTF-8. */
 #define _GNU_SOURCE
 #include "report/submission.h"
 #include "report/rank.h"
+#include "common/problem.h"
 #include "common/sha256.h"
 #include "common/stats.h"
 #include "common/tb.h"
@@ -95,10 +97,25 @@ static cJSON *result(tb_store *s, const tb_result_row *r, int *rc, char *msg, si
     cJSON_AddItemToObject(v, "params", params ? params : cJSON_CreateObject());
     cJSON_AddStringToObject(v, "sha256", r->v.sha256);
     cJSON *sh = cJSON_AddObjectToObject(o, "shape");
-    cJSON_AddNumberToObject(sh, "m", (double)r->p.m);
-    cJSON_AddNumberToObject(sh, "n", (double)r->p.n);
-    cJSON_AddNumberToObject(sh, "k", (double)r->p.k);
-    cJSON_AddNumberToObject(sh, "batch", (double)r->p.batch);
+    if (tb_problem_info_is_attention(&r->p)) {   /* version 2: the op, its token and fields */
+        char tok[96];
+        tb_problem_info_text(&r->p, tok, sizeof tok);
+        cJSON_AddStringToObject(sh, "op", r->p.op);
+        cJSON_AddStringToObject(sh, "token", tok);
+        cJSON_AddNumberToObject(sh, "batch", (double)r->p.batch);
+        cJSON_AddNumberToObject(sh, "heads", (double)r->p.heads);
+        cJSON_AddNumberToObject(sh, "heads_kv", (double)r->p.heads_kv);
+        cJSON_AddNumberToObject(sh, "seq_q", (double)r->p.seq_q);
+        cJSON_AddNumberToObject(sh, "seq_k", (double)r->p.seq_k);
+        cJSON_AddNumberToObject(sh, "head_dim", (double)r->p.head_dim);
+        cJSON_AddBoolToObject(sh, "causal", r->p.causal != 0);
+        cJSON_AddNumberToObject(sh, "scale", r->p.softmax_scale);
+    } else {
+        cJSON_AddNumberToObject(sh, "m", (double)r->p.m);
+        cJSON_AddNumberToObject(sh, "n", (double)r->p.n);
+        cJSON_AddNumberToObject(sh, "k", (double)r->p.k);
+        cJSON_AddNumberToObject(sh, "batch", (double)r->p.batch);
+    }
     cJSON_AddStringToObject(sh, "layouts", r->p.layouts);
     cJSON_AddStringToObject(sh, "dtypes", r->p.dtypes);
     if (r->p.label[0]) cJSON_AddStringToObject(sh, "label", r->p.label);
@@ -150,7 +167,9 @@ int tb_submission_write(tb_store *s, int64_t run_id, FILE *out, char *msg, size_
     if (rc == TB_OK) {
         root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "format", TB_SUBMISSION_FORMAT);
-        cJSON_AddNumberToObject(root, "version", TB_SUBMISSION_VERSION);
+        int attn = 0;
+        for (size_t i = 0; i < nrows; i++) attn |= tb_problem_info_is_attention(&rows[i].p);
+        cJSON_AddNumberToObject(root, "version", attn ? TB_SUBMISSION_VERSION_ATTN : TB_SUBMISSION_VERSION);
         cJSON *tb = cJSON_AddObjectToObject(root, "tilebench");
         cJSON_AddStringToObject(tb, "version", run->version);
         cJSON_AddStringToObject(tb, "git_sha", run->git_sha);
