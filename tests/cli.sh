@@ -410,6 +410,23 @@ out=$("$TB" sweep "${ops[@]}" --shapes 256x256x256,1x8x512x512x64 --plan-only --
     && ok cli-10.9 || bad cli-10.9 "exit $rc: $(items "$pl/ops2.db" | cut -d' ' -f1 | sort -u | tr '\n' ' ') $out"
 run cli-10.10 2 "none of the 1 selected variants computes gemm, the shapes' operation" \
     "$TB" sweep "${ops[@]}" --filter 'attn_naive*' --shapes 256x256x256 --plan-only --no-progress --db "$pl/ops3.db"
+# --attn-layout and --softmax-scale (issue 33): stored with the attention problem, refused
+# for GEMM shapes alone and for bad values, and a plan's resume keeps them
+out=$("$TB" sweep "${ops[@]}" --shapes 1x8x128x96x64:hkv=2 --attn-layout bshd --softmax-scale 0.25 --plan-only \
+      --no-progress --db "$pl/bshd.db" 2>&1); rc=$?
+[ $rc = 0 ] && /usr/bin/python3 - "$pl/bshd.db" <<'PYEOF' && ok cli-10.11 || bad cli-10.11 "exit $rc: $out"
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+got = c.execute("SELECT layouts, softmax_scale FROM problems WHERE op = 'attention_fwd'").fetchall()
+o = json.loads(c.execute("SELECT options_json FROM runs").fetchone()[0])
+print(got, o.get("attn_layout"), o.get("softmax_scale"))
+sys.exit(0 if got == [("bshd", 0.25)] and o.get("attn_layout") == "bshd" and o.get("softmax_scale") == 0.25 else 1)
+PYEOF
+run cli-10.12 2 "--attn-layout applies to attention shapes only" "$TB" sweep --shapes 256x256x256 --attn-layout bshd --plan-only --db "$pl/bad2.db"
+run cli-10.13 2 "--softmax-scale applies to attention shapes only" "$TB" sweep --shapes 256x256x256 --softmax-scale 2 --plan-only --db "$pl/bad2.db"
+run cli-10.14 2 "invalid value 'bhds' for --attn-layout (bhsd, bshd)" "$TB" sweep --shapes attn --attn-layout bhds --plan-only --db "$pl/bad2.db"
+run cli-10.15 2 "invalid value '0' for --softmax-scale" "$TB" sweep --shapes attn --softmax-scale 0 --plan-only --db "$pl/bad2.db"
+[ ! -e "$pl/bad2.db" ] && ok cli-10.16 || bad cli-10.16 "a refused option created the database"
 run cli-10.7 2 "--resume takes the run's own options" "$TB" sweep --db "$pl/all.db" --resume 1 --shard 0/2
 out=$("$TB" sweep "${vs[@]}" --shapes 512x512x512,1024x1024x1024 --plan-only --shard 5/6 --no-progress --db "$pl/empty.db" 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "= 0 items (shard 5/6: 0 of 2 shapes)" <<<"$out" && ok cli-10.8 || bad cli-10.8 "an empty shard: exit $rc: $out"

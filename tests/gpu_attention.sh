@@ -3,8 +3,8 @@
 # naive floor (variants/attn_naive): ok and passed on plain, causal (Sq = Sk and Sq < Sk),
 # grouped-query and multi-query shapes, head dims 64, 128 and 256, a decode row, odd lengths;
 # TFLOP/s from the op table; the GEMM variants declined by the host ("computes GEMM only"
-# or similar: only unsupported is asserted) and attn_naive declined on a GEMM shape. BSHD and
-# padded strides: the CLI cannot ask for them yet (the worker and attn_naive take any strides).
+# or similar: only unsupported is asserted) and attn_naive declined on a GEMM shape; BSHD and a
+# softmax scale given on the command line (--attn-layout, --softmax-scale).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 db="$tmp/attn.db"
@@ -46,7 +46,23 @@ PYEOF
 # show lists the attention rows (its own block)
 "$TB" show --db "$db" >"$tmp/show" 2>&1 && grep -q "attn_naive_bf16" "$tmp/show" \
     && ok attn-3.1 || bad attn-3.1 "$(cat "$tmp/show")"
-# gate and search still measure GEMM only: refused before anything runs
-out=$("$TB" gate --head "$tmp" --base "$tmp" --shapes 1x8x512x512x64 --db "$tmp/g.db" 2>&1); rc=$?
+# search still measures GEMM only: refused before anything runs (gate takes attention:
+# gpu_gate.sh gate-gpu-5.1)
+out=$("$TB" search --shapes 1x8x512x512x64 --db "$tmp/s.db" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "measures GEMM only" <<<"$out" && ok attn-4.1 || bad attn-4.1 "exit $rc: $out"
+# BSHD and a softmax scale of the user's: stored, validated against the reference with them
+"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_naive*' --shapes 2x4x77x131x128,1x8x256x256x64:causal:hkv=2 \
+    --attn-layout bshd --softmax-scale 0.3 --max-time 0.2 --no-energy --no-progress --quiet \
+    --db "$tmp/b.db" > "$tmp/b.out" 2>&1; rc=$?
+"$TB" export --db "$tmp/b.db" --format json > "$tmp/b.json" 2>/dev/null
+[ $rc = 0 ] && $PY - "$tmp/b.json" <<'PYEOF' && ok attn-5.1 || bad attn-5.1 "exit $rc: $(tail -5 "$tmp/b.out")"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["problem"].get("op") == "attention_fwd"]
+print([(r["problem"]["shape"], r["problem"].get("layouts"), r["problem"].get("scale"), r["status"], r["disposition"]) for r in rows])
+assert len(rows) == 2
+for r in rows:
+    p = r["problem"]
+    assert r["status"] == "ok" and r["disposition"] == "passed", r
+    assert "bshd" in json.dumps(p) and abs(float(p.get("scale", p.get("softmax_scale", 0))) - 0.3) < 1e-12, p
+PYEOF
 finish

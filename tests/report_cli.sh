@@ -324,6 +324,24 @@ c.execute("UPDATE variants SET name = ?, family = ? WHERE name = 'fixture_fast'"
 c.execute("UPDATE problems SET label = '<b>bold</b>&'")
 c.commit()
 PY
+# attention rows (issue 33): the ranking figure named by the token, the rate from the op's FLOPs
+# (causal counted as the pairs computed, docs/method.md), the roofline from its bytes
+"$TB_BUILD/tests/make_gate_fixture" --attention at.db > /dev/null
+out=$("$TB" report --db at.db --output repat 2>&1) && r=$(chk page at.db repat) && \
+    ls repat | grep -qF 'rank-2x16x8192x8192x128' && \
+    grep -qF '4x32x4096x4096x128:causal:hkv=8' repat/index.html && \
+    $PY - at.db "$TB_SRC/scripts/report" <<'PY' && ok report-3.10 || bad report-3.10 "attention: $out $r"
+import sqlite3, sys
+sys.path.insert(0, sys.argv[2])
+from report_data import Problem, attn_pairs
+assert attn_pairs(4096, 4096, True) == 4096 * 4097 // 2 and attn_pairs(512, 8192, True) == 512 * 8192 - 512 * 511 // 2
+c = sqlite3.connect(sys.argv[1]); c.row_factory = sqlite3.Row
+for r in c.execute("SELECT * FROM problems WHERE op = 'attention_fwd'"):
+    p = Problem(dict(r))
+    want = 4.0 * r["batch"] * r["heads"] * r["head_dim"] * attn_pairs(r["seq_q"], r["seq_k"], r["causal"])
+    assert p.flops == want and p.flops > 0, (p.key, p.flops, want)
+    assert p.compulsory_bytes() > 0
+PY
 "$TB" report --db hx.db --output rephx > /dev/null 2>&1 && r=$(chk page hx.db rephx) && \
     grep -qF '&lt;script&gt;alert(1)&lt;/script&gt; &amp; $x^2$ \x1b[31m' rephx/index.html && \
     ! grep -q '<img' rephx/index.html && grep -qF '$x^2$' rephx/rank-1024x1024x1024.svg && \

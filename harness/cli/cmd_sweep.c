@@ -40,7 +40,8 @@ static void help(void)
 "  --filter GLOB       keep names matching GLOB (repeatable)\n"
 "  --exclude GLOB      drop names matching GLOB (repeatable)\n"
 "  --shapes SPEC       MxNxK[xB] list, shape file, or set: square, llm, odd, smoke\n"
-"                      (comma separated, repeatable; default: square)\n"
+"                      (comma separated, repeatable; default: square); attention:\n"
+"                      BxHxSqxSkxD[:causal][:hkv=N] or the set attn\n"
 "problem:\n"
 "  --alpha X --beta Y  scalars (default 1, 0); beta != 0 reads C\n"
 "  --init DIST         input distribution: uniform (default, [-1,1)) or normal\n"
@@ -52,6 +53,8 @@ static void help(void)
 "  --dtype T           bf16 (default) or e4m3: the type of A and B (e4m3: FP8 with fixed\n"
 "                      per-tensor scales 2^-6 and 2^-5, layout tn only); C and D bf16,\n"
 "                      f32 accumulation (docs/method.md, \"FP8 problems\")\n"
+"  --attn-layout L     attention shapes: bhsd (default) or bshd, Q, K, V and O packed\n"
+"  --softmax-scale S   attention shapes: the scale of QK^T (default 1/sqrt(head_dim))\n"
 "measurement (docs/method.md):\n"
 "  --method M          auto (default: stream below 0.1 ms per launch, else cold), cold,\n"
 "                      stream or graph; the figure records which method produced it\n"
@@ -104,7 +107,7 @@ static void help(void)
 
 enum { O_VARIANTS = 256, O_FILTER, O_EXCLUDE, O_SHAPES, O_DB, O_RESUME, O_TIMEOUT, O_WFACTOR,
        O_MAXTIME, O_RSE, O_MINS, O_MAXS, O_WARMUP, O_TRIALS, O_SEED, O_INIT, O_ALPHA, O_BETA,
-       O_LAYOUT, O_PAD, O_DTYPE, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_DEVICES, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
+       O_LAYOUT, O_PAD, O_DTYPE, O_ATTNLAYOUT, O_SMSCALE, O_STOP, O_METHOD, O_L2, O_PROFILE, O_NOENERGY, O_PACE, O_METRICS, O_DEVICE, O_EXCLUSIVE, O_SANITIZE, O_DEVICES, O_SHARD, O_PLAN, O_QUIET, O_NOPROG, O_HELP };
 
 typedef struct sweep_cli {
     char *vp[TB_CLI_MAX_REPEAT], *inc[TB_CLI_MAX_REPEAT], *exc[TB_CLI_MAX_REPEAT], *shp[TB_CLI_MAX_REPEAT];
@@ -173,6 +176,8 @@ static char *options_json(const sweep_cli *c, char **vp, size_t nvp)
     cJSON_AddNumberToObject(o, "pace", s->pace);
     cJSON_AddStringToObject(o, "metrics", s->metrics);
     cJSON_AddNumberToObject(o, "pad", s->pad);
+    cJSON_AddStringToObject(o, "attn_layout", s->attn_layout);
+    cJSON_AddNumberToObject(o, "softmax_scale", s->softmax_scale);
     if (c->devices[0]) cJSON_AddStringToObject(o, "devices", c->devices);
     if (c->shard_n) {   /* a resumed shard measures its own shapes, never the whole set */
         char sh[32];
@@ -218,6 +223,8 @@ static int options_from_json(const char *js, sweep_cli *c)
     snprintf(s->layout, sizeof s->layout, "%s", tb_json_str(o, "layout", s->layout));
     snprintf(s->dtype, sizeof s->dtype, "%s", tb_json_str(o, "dtype", "bf16"));
     s->pad = (int)tb_json_num(o, "pad", s->pad);
+    snprintf(s->attn_layout, sizeof s->attn_layout, "%s", tb_json_str(o, "attn_layout", "bhsd"));
+    s->softmax_scale = tb_json_num(o, "softmax_scale", 0);
     snprintf(s->sanitize, sizeof s->sanitize, "%s", tb_json_str(o, "sanitize", ""));
     snprintf(s->stop, sizeof s->stop, "%s", tb_json_str(o, "stop", "stdrel"));
     snprintf(s->method, sizeof s->method, "%s", tb_json_str(o, "method", "auto"));
@@ -248,7 +255,8 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         { "seed", required_argument, 0, O_SEED }, { "init", required_argument, 0, O_INIT },
         { "alpha", required_argument, 0, O_ALPHA }, { "beta", required_argument, 0, O_BETA },
         { "layout", required_argument, 0, O_LAYOUT }, { "pad", required_argument, 0, O_PAD },
-        { "dtype", required_argument, 0, O_DTYPE },
+        { "dtype", required_argument, 0, O_DTYPE }, { "attn-layout", required_argument, 0, O_ATTNLAYOUT },
+        { "softmax-scale", required_argument, 0, O_SMSCALE },
         { "device", required_argument, 0, O_DEVICE }, { "exclusive", no_argument, 0, O_EXCLUSIVE },
         { "sanitize", optional_argument, 0, O_SANITIZE }, { "shard", required_argument, 0, O_SHARD },
         { "devices", required_argument, 0, O_DEVICES },
@@ -298,6 +306,12 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
         case O_DTYPE:
             if (tb_cli_dtype(optarg, c->o.dtype, sizeof c->o.dtype)) return 2;
             break;
+        case O_ATTNLAYOUT:
+            if (strcmp(optarg, "bhsd") && strcmp(optarg, "bshd"))
+                return tb_cli_error("invalid value '%s' for --attn-layout (bhsd, bshd)", optarg);
+            snprintf(c->o.attn_layout, sizeof c->o.attn_layout, "%s", optarg);
+            break;
+        case O_SMSCALE: if (tb_cli_double("--softmax-scale", optarg, 1e-6, 1e6, &c->o.softmax_scale)) return 2; break;
         case O_DEVICES:
             if (strlen(optarg) >= sizeof c->devices || !optarg[0])
                 return tb_cli_error("invalid value '%.64s' for --devices (all, or GPU indices 0-63 "

@@ -35,6 +35,7 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
     o->trials = 3;
     snprintf(o->layout, sizeof o->layout, "tn");
     snprintf(o->dtype, sizeof o->dtype, "bf16");
+    snprintf(o->attn_layout, sizeof o->attn_layout, "bhsd");
     o->seed = 20261123;
     snprintf(o->init, sizeof o->init, "uniform");
     o->alpha = 1.0;
@@ -47,7 +48,13 @@ void tb_sweep_opts_default(tb_sweep_opts *o)
 
 int tb_sweep_opts_for_shapes(const tb_sweep_opts *o, const tb_shape_list *l, char *msg, size_t len)
 {
-    if (!tb_shapes_any_attention(l)) return TB_OK;
+    if (!tb_shapes_any_attention(l)) {
+        const char *opt = o->attn_layout[0] && strcmp(o->attn_layout, "bhsd") ? "--attn-layout"
+                        : o->softmax_scale != 0.0 ? "--softmax-scale" : NULL;
+        if (opt)
+            return tb_fail(msg, len, TB_EUSAGE, "%s applies to attention shapes only (issue 33)", opt);
+        return TB_OK;
+    }
     const char *opt = o->metrics[0] ? "--metrics" : strcmp(o->dtype, "bf16") ? "--dtype"
                     : strcmp(o->layout, "tn") ? "--layout" : o->pad ? "--pad"
                     : o->alpha != 1.0 ? "--alpha" : o->beta != 0.0 ? "--beta" : NULL;
@@ -59,8 +66,9 @@ int tb_sweep_opts_for_shapes(const tb_sweep_opts *o, const tb_shape_list *l, cha
 
 void tb_sweep_problem(const tb_shape *s, const tb_sweep_opts *o, tb_problem_info *p)
 {
-    if (s->op == TB_OP_ATTENTION_FWD) {   /* packed BHSD, 1/sqrt(D): no option changes them yet */
-        tb_problem_info_attention(s, TB_ATTN_BHSD, 0.0, p);
+    if (s->op == TB_OP_ATTENTION_FWD) {   /* packed in --attn-layout, --softmax-scale or 1/sqrt(D) */
+        tb_problem_info_attention(s, strcmp(o->attn_layout, "bshd") ? TB_ATTN_BHSD : TB_ATTN_BSHD,
+                                  o->softmax_scale, p);
         return;
     }
     memset(p, 0, sizeof *p);

@@ -24,6 +24,8 @@ typedef struct tb_sweep_opts {
     char   dtype[8];          /* "bf16" (default) or "e4m3": the type of A and B (C and D
                                  stay bf16, accumulation f32); see tb_sweep_problem */
     int    pad;               /* extra elements on every leading dimension (default 0) */
+    char   attn_layout[8];    /* attention shapes: "bhsd" (default) or "bshd", Q K V O packed */
+    double softmax_scale;     /* attention shapes: > 0, or 0 for 1/sqrt(head_dim) (default) */
     int    device;
     char   device_uuid[64];   /* --device GPU-...: matched by UUID instead of index */
     int    exclusive;         /* refuse when other processes use the GPU */

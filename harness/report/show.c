@@ -71,10 +71,15 @@ static void reproduce(FILE *out, const tb_result_row *r, const cJSON *opts)
     const tb_problem_info *p = &r->p;
     char shape[128], common[2048];
     if (tb_problem_info_is_attention(p)) {
-        /* its token says all a sweep can set of it (bhsd, packed, the default scale) */
+        /* its token, and the layout and the scale where they are not the sweep's defaults */
         tb_problem_info_text(p, shape, sizeof shape);
-        snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s --seed %.0f "
-                 "--init %s", r->v.file, r->v.name, shape, opt_num(opts, "seed", 20261123),
+        char extra[96] = "";
+        int x = 0;
+        if (!strcmp(p->layouts, "bshd")) x = snprintf(extra, sizeof extra, " --attn-layout bshd");
+        if (p->head_dim > 0 && fabs(p->softmax_scale * sqrt((double)p->head_dim) - 1.0) > 1e-12)
+            snprintf(extra + x, sizeof extra - (size_t)x, " --softmax-scale %.17g", p->softmax_scale);
+        snprintf(common, sizeof common, "--variants '%s' --filter '%s' --shapes %s%s --seed %.0f "
+                 "--init %s", r->v.file, r->v.name, shape, extra, opt_num(opts, "seed", 20261123),
                  opt_str(opts, "init", "uniform"));
     } else {
         int n = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->m, (long long)p->n,

@@ -89,18 +89,39 @@ def _num(v):
     return f if math.isfinite(f) else None
 
 
+def attn_pairs(sq, sk, causal):
+    """The (query, key) pairs an attention forward computes: op_attention.c's tb_attn_pairs
+    (the causal mask aligned to the bottom right; docs/method.md)."""
+    if sq <= 0 or sk <= 0:
+        return 0
+    if not causal:
+        return sq * sk
+    return sq * sk - sq * (sq - 1) // 2 if sq <= sk else sk * (sk + 1) // 2
+
+
 class Problem:
     def __init__(self, row):
         self.id = row["id"]
+        self.op = row.get("op") or "gemm"
         self.m, self.n, self.k = row["m"], row["n"], row["k"]
         self.batch = row["batch"] if row["batch"] and row["batch"] > 0 else 1
         self.dtypes = row["dtypes"] or ""
         self.layouts = row["layouts"] or ""
         self.alpha, self.beta = row["alpha"], row["beta"]
         self.label = row["label"] or ""
-        self.key = f"{self.m}x{self.n}x{self.k}" + (f"x{self.batch}" if self.batch > 1 else "")
-        self.flops = 2.0 * self.m * self.n * self.k * self.batch
         self.fp8 = self.dtypes.lower().startswith("e4m3,e4m3,")   # peak.c's tb_dtypes_fp8
+        if self.op == "attention_fwd":   # its token and FLOPs, as op_attention.c writes them
+            self.heads, self.heads_kv = row["heads"], row["heads_kv"]
+            self.seq_q, self.seq_k, self.head_dim = row["seq_q"], row["seq_k"], row["head_dim"]
+            self.causal = bool(row["causal"])
+            self.key = (f"{self.batch}x{self.heads}x{self.seq_q}x{self.seq_k}x{self.head_dim}" +
+                        (":causal" if self.causal else "") +
+                        (f":hkv={self.heads_kv}" if self.heads_kv != self.heads else ""))
+            self.flops = 4.0 * self.batch * self.heads * self.head_dim * attn_pairs(
+                self.seq_q, self.seq_k, self.causal)
+        else:
+            self.key = f"{self.m}x{self.n}x{self.k}" + (f"x{self.batch}" if self.batch > 1 else "")
+            self.flops = 2.0 * self.m * self.n * self.k * self.batch
 
     def title(self):
         t = f"{self.key} {self.layouts}"
@@ -110,11 +131,18 @@ class Problem:
 
     def compulsory_bytes(self):
         """A and B read once, D written once, C read once when beta != 0: the least DRAM
-        traffic any GEMM kernel of this problem can have; None for an unknown data type."""
+        traffic any GEMM kernel of this problem can have; for attention Q, K and V read once,
+        O and the FP32 log-sum-exp written once (op_attention.c's tb_attn_bytes); None for an
+        unknown data type."""
         t = [s.strip().lower() for s in self.dtypes.split(",")]
         if len(t) < 4 or any(x not in DTYPE_BYTES for x in t[:4]):
             return None
         a, b, c, d = (DTYPE_BYTES[x] for x in t[:4])
+        if self.op == "attention_fwd":   # Q, K, V, O in the dtypes' order
+            rows_q = self.batch * self.heads * self.seq_q
+            rows_k = self.batch * self.heads_kv * self.seq_k
+            return float(rows_q * self.head_dim * (a + d) + rows_k * self.head_dim * (b + c) +
+                         rows_q * 4)
         per = self.m * self.k * a + self.k * self.n * b + self.m * self.n * d
         if self.beta:
             per += self.m * self.n * c
@@ -182,16 +210,20 @@ class Data:
         self.problems, self.meas = [], []
         probs = {}
         for r in conn.execute(
-                "SELECT m.*, p.id AS p_id, p.m AS p_m, p.n AS p_n, p.k AS p_k, p.batch, p.dtypes, "
-                "p.layouts, p.alpha, p.beta, p.label FROM measurements AS m "
+                "SELECT m.*, p.id AS p_id, p.op AS p_op, p.m AS p_m, p.n AS p_n, p.k AS p_k, "
+                "p.batch, p.dtypes, p.layouts, p.alpha, p.beta, p.label, p.heads, p.heads_kv, "
+                "p.seq_q, p.seq_k, p.head_dim, p.causal FROM measurements AS m "
                 "JOIN problems AS p ON p.id = m.problem_id WHERE m.run_id = ? "
                 "ORDER BY m.problem_id, m.variant_id", (run_id,)):
             pid = r["p_id"]
             if pid not in probs:
-                probs[pid] = Problem({"id": pid, "m": r["p_m"], "n": r["p_n"], "k": r["p_k"],
-                                      "batch": r["batch"], "dtypes": r["dtypes"],
+                probs[pid] = Problem({"id": pid, "op": r["p_op"], "m": r["p_m"], "n": r["p_n"],
+                                      "k": r["p_k"], "batch": r["batch"], "dtypes": r["dtypes"],
                                       "layouts": r["layouts"], "alpha": r["alpha"],
-                                      "beta": r["beta"], "label": r["label"]})
+                                      "beta": r["beta"], "label": r["label"],
+                                      "heads": r["heads"], "heads_kv": r["heads_kv"],
+                                      "seq_q": r["seq_q"], "seq_k": r["seq_k"],
+                                      "head_dim": r["head_dim"], "causal": r["causal"]})
                 self.problems.append(probs[pid])
             self.meas.append(Measurement(r, self.variants[r["variant_id"]], probs[pid]))
         self.by_id = {m.id: m for m in self.meas}
