@@ -42,6 +42,13 @@
 #ifndef TB_PROMOTE
 #define TB_PROMOTE 0
 #endif
+/* promotion staggered between the two cooperative consumers (FP8, PROMOTE >= 2): consumer 1's
+ * first group is PROMOTE / 2 k-blocks, so the consumers' drains (wgmma.wait_group 0 and the
+ * adds) fall on different k-blocks and one's MMAs keep the tensor pipe busy while the other
+ * drains; 0: both drain on the same k-blocks (docs/wgmma-notes.md, "FP8") */
+#ifndef TB_PROMOTE_STAGGER
+#define TB_PROMOTE_STAGGER 0
+#endif
 /* split-K (stream-K points, under half a wave): only from 8 k-blocks, ranges of at least 4 */
 #define WG_SK_MIN_K_ITERS 8
 #define WG_SK_MIN_PER 4
@@ -487,6 +494,17 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
                  * known at compile time: a run-time choice between wait_group 0, 1 and none
                  * makes ptxas serialize the wgmmas (C7518, seen with promote 4). */
                 int kb = 0;
+#if TB_PROMOTE_STAGGER
+                static_assert(!cfg::PINGPONG && cfg::GROUP >= 2,
+                              "a staggered promotion needs the cooperative schedule and promote >= 2");
+                /* consumer 1: a first group of half a group, drained before the loop below,
+                 * which so starts with nothing in flight, as consumer 0's does */
+                if (cw == 1 && p.k_iters >= cfg::GROUP / 2) {
+#pragma unroll
+                    for (int r = 0; r < cfg::GROUP / 2; r++) step(tmp, r == 0, r == cfg::GROUP / 2 - 1);
+                    kb = cfg::GROUP / 2;
+                }
+#endif
                 for (; kb + cfg::GROUP <= p.k_iters; kb += cfg::GROUP) {
 #pragma unroll
                     for (int r = 0; r < cfg::GROUP; r++) step(tmp, r == 0, r == cfg::GROUP - 1);

@@ -50,8 +50,10 @@
  * CMake defines, one library per grid point (variants/wgmma_fp8/CMakeLists.txt): TB_TILE_M,
  * TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
  * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_PROMOTE (0, or k-blocks per promotion).
+ * TB_PROMOTE_STAGGER (1: the two cooperative consumers promote on alternate k-blocks,
+ * wgmma_kernel.cuh; in the name as _stagger-1 only where set).
  * The library exports one variant, named by tb_variant_make_name():
- *   wgmma_e4m3_<TM>x<TN>x128_c<CM>x<CN>_s<STAGES>_<schedule>_raster<r>_sw<SW>_promote-<P>_tn
+ *   wgmma_e4m3_<TM>x<TN>x128_c<CM>x<CN>_s<STAGES>_<schedule>_raster<r>_sw<SW>_promote-<P>[_stagger-1]_tn
  */
 #include "../common/gemm_common.cuh"
 
@@ -198,6 +200,9 @@ const tb_param fp8_params[] = {
     TB_PARAM_STR("raster", cfg::RASTER_N ? "n" : "m"),
     TB_PARAM_INT("swizzle", cfg::SWIZZLE),
     TB_PARAM_INT("promote", cfg::PROMOTE),
+#if TB_PROMOTE_STAGGER   /* in the name only where set, so the other points keep theirs */
+    TB_PARAM_INT("stagger", 1),
+#endif
     TB_PARAM_STR("layout", "tn"),
     TB_PARAM_END
 };
