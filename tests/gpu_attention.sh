@@ -1,16 +1,19 @@
 #!/bin/bash
 # gpu_attention.sh - attention forward (issue 33): `sweep` measures attention shapes with the
-# naive floor (variants/attn_naive): ok and passed on plain, causal (Sq = Sk and Sq < Sk),
-# grouped-query and multi-query shapes, head dims 64, 128 and 256, a decode row, odd lengths;
-# TFLOP/s from the op table; the GEMM variants declined by the host ("computes GEMM only"
-# or similar: only unsupported is asserted) and attn_naive declined on a GEMM shape; BSHD and a
-# softmax scale given on the command line (--attn-layout, --softmax-scale).
+# naive floor (variants/attn_naive) and the default point of the FlashAttention-2-style family
+# (variants/attn_fa2, attn_fa2_bf16_128x64_s2_w4): ok and passed on plain, causal (Sq = Sk and
+# Sq < Sk), grouped-query and multi-query shapes, head dims 64, 128 and 256, a decode row, odd
+# lengths; TFLOP/s from the op table; the GEMM variants declined by the host ("computes GEMM
+# only" or similar: only unsupported is asserted) and both attention variants declined on a
+# GEMM shape. attn_fa2's default point (32 rows a warp) declines head dim 256, and only that.
+# BSHD and a softmax scale given on the command line (--attn-layout, --softmax-scale), both
+# variants.
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 db="$tmp/attn.db"
 shapes=1x8x512x512x64,1x8x512x512x64:causal,2x4x77x131x128,2x4x64x200x128:causal
 shapes=$shapes,1x8x256x256x64:hkv=2,1x4x128x128x256:causal:hkv=1,2x8x1x1000x128:causal:hkv=4
-"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_naive*' --filter 'simt_naive*' \
+"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_naive*' --filter 'attn_fa2*' --filter 'simt_naive*' \
     --shapes "$shapes,256x256x256" --max-time 0.2 --no-energy --no-progress --db "$db" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -21,37 +24,49 @@ $PY - "$tmp/e.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 fails = []
-seen = 0
+seen = {"attn_naive": 0, "attn_fa2": 0}
 for r in d["results"]:
     p, name = r["problem"], r["variant"]["name"]
     att = p.get("op") == "attention_fwd"
     tag = f'{name} {p.get("shape")}'
-    if name.startswith("attn_naive"):
-        if att:
-            seen += 1
+    fam = next((f for f in seen if name.startswith(f + "_")), None)
+    if fam:
+        dim = p.get("head_dim") if att else 0
+        if not att:
+            if r["status"] != "unsupported":
+                fails.append(f"attn-2.3 {tag}: a GEMM shape not declined: {r['status']}")
+        elif fam == "attn_fa2" and dim == 256:
+            # the default point has 32 rows a warp: head dim 256 is declined, with a reason
+            if r["status"] != "unsupported" or "256" not in (r.get("reason") or ""):
+                fails.append(f"attn-2.5 {tag}: head dim 256 not declined: {r['status']} "
+                             f"{r.get('reason')!r}")
+        else:
+            seen[fam] += 1
             if r["status"] != "ok" or r["disposition"] != "passed":
                 fails.append(f"attn-2.1 {tag}: {r['status']}/{r['disposition']} rule "
                              f"{r.get('rule')!r} {r['reason']!r}")
             elif not (r.get("tflops") or 0) > 0:
                 fails.append(f"attn-2.2 {tag}: no TFLOP/s ({r.get('tflops')})")
-        elif r["status"] != "unsupported":
-            fails.append(f"attn-2.3 {tag}: a GEMM shape not declined: {r['status']}")
+            else:
+                print(f"  {tag}: {r['tflops']:.3g} TFLOP/s")
     elif att and r["status"] != "unsupported":
         fails.append(f"attn-2.4 {tag}: a GEMM variant not declined on attention: {r['status']}")
-if seen != 7: fails.append(f"attn-2.0 attn_naive measured {seen} attention shapes, want 7")
+if seen["attn_naive"] != 7: fails.append(f"attn-2.0 attn_naive measured {seen['attn_naive']} attention shapes, want 7")
+if seen["attn_fa2"] != 6: fails.append(f"attn-2.0 attn_fa2 measured {seen['attn_fa2']} attention shapes, want 6")
 for f in fails: print("FAIL", f)
 sys.exit(1 if fails else 0)
 PYEOF
 [ $? = 0 ] && ok attn-2 || bad attn-2 "see above"
 # show lists the attention rows (its own block)
 "$TB" show --db "$db" >"$tmp/show" 2>&1 && grep -q "attn_naive_bf16" "$tmp/show" \
+    && grep -q "attn_fa2_bf16_128x64_s2_w4" "$tmp/show" \
     && ok attn-3.1 || bad attn-3.1 "$(cat "$tmp/show")"
 # search still measures GEMM only: refused before anything runs (gate takes attention:
 # gpu_gate.sh gate-gpu-5.1)
 out=$("$TB" search --shapes 1x8x512x512x64 --db "$tmp/s.db" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "measures GEMM only" <<<"$out" && ok attn-4.1 || bad attn-4.1 "exit $rc: $out"
 # BSHD and a softmax scale of the user's: stored, validated against the reference with them
-"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_naive*' --shapes 2x4x77x131x128,1x8x256x256x64:causal:hkv=2 \
+"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_*' --shapes 2x4x77x131x128,1x8x256x256x64:causal:hkv=2 \
     --attn-layout bshd --softmax-scale 0.3 --max-time 0.2 --no-energy --no-progress --quiet \
     --db "$tmp/b.db" > "$tmp/b.out" 2>&1; rc=$?
 "$TB" export --db "$tmp/b.db" --format json > "$tmp/b.json" 2>/dev/null
@@ -59,7 +74,7 @@ out=$("$TB" search --shapes 1x8x512x512x64 --db "$tmp/s.db" 2>&1); rc=$?
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["problem"].get("op") == "attention_fwd"]
 print([(r["problem"]["shape"], r["problem"].get("layouts"), r["problem"].get("scale"), r["status"], r["disposition"]) for r in rows])
-assert len(rows) == 2
+assert len(rows) == 4, len(rows)   # attn_naive and attn_fa2's default point, two shapes each
 for r in rows:
     p = r["problem"]
     assert r["status"] == "ok" and r["disposition"] == "passed", r
