@@ -3,8 +3,9 @@
 # tests/data/h100-grid-search.db (the wgmma grid's 31 points on the llm shapes with M = 128 and
 # 1024 and on 4096^3; 527 measurements, eleventh session, docs/search.md):
 #   1 the search finds the sweep's winner (or a point within 1 %) on at least 90 % of the
-#     shapes, spending at most a third of the sweep's GPU time, and refitting lowers the
-#     model's error on what it timed
+#     shapes, spending at most a third of the sweep's GPU time as search rounds on the GPU cost
+#     (the fourteenth session's round model; the recording's own share accounting overstates
+#     this file's runs, docs/search.md), and refitting lowers the model's error on what it timed
 #   2 --explain: every timed point's prediction beside its time, the rank correlation
 #   3 --table: a dispatch table in auto-table.json's form, written whole
 #   4 bad input: one line, exit 2, nothing written
@@ -18,12 +19,17 @@
 #     worker
 #   6 scripts/search-gpu.sh --compare (issue 25's GPU run, judged here): a search that kept each
 #     shape's winner at a quarter of the GPU time passes; one that kept the losers, or spent
-#     half the time, fails
+#     half the time, fails; the search's winner is its last round's fastest when that round
+#     re-timed a point (a final round), not the fastest of all its rounds, and its table, when
+#     given, names it
 #   7 --replay-noise (docs/search.md, fourteenth session): the same seed gives the same search,
 #     another seed another; sigma 0 is no noise; the sweep's own medians judge the winners
 #     (a noisy search's "found" line counts what the recording says of its picks); the
 #     replay also prints the rounds' cost as the GPU's search rounds cost, and how many shapes
 #     timed a point within 1 % of the sweep's best
+#   7.4 the fifteenth session's rounds (docs/search.md): replayed with the round noise model
+#     (0.0055 a timing, 0.035 a round), five seeds, the defaults (a final round of the best 3)
+#     find at least 66 of 85 shape-seeds (measured: 71), and more than with --final 0 (61)
 # Environment (set by CTest): TB, TB_SRC, TB_VARIANTS_GRID.
 set -u
 pass=0; fail=0
@@ -37,7 +43,7 @@ before=$(sha256sum < "$tmp/rec.db")
 out=$("$TB" search --replay "$tmp/rec.db" 2>&1); rc=$?
 echo "$out" | tail -3
 found=$(sed -n 's/.*within 1 % on \([0-9]*\) of \([0-9]*\) shapes.*/\1 \2/p' <<<"$out")
-pct=$(sed -n 's/.* s (\([0-9]*\) %)$/\1/p' <<<"$out")
+pct=$(sed -n 's/^as search rounds on the GPU .*: [0-9.]* s, \([0-9]*\) % of the sweep.s$/\1/p' <<<"$out")
 errs=$(sed -n 's/^model error .*: \([0-9.]*\) % with the default constants, \([0-9.]*\) % refitted$/\1 \2/p' <<<"$out")
 read -r f n <<<"$found"; read -r e0 e1 <<<"$errs"
 { [ "${n:-0}" = 17 ] && [ $((f * 10)) -ge $((n * 9)) ] && [ -n "$pct" ] && [ "$pct" -le 33 ] \
@@ -87,6 +93,9 @@ one_line search-4.10 "--replay-noise 'x'" --replay "$tmp/rec.db" --replay-noise 
 one_line search-4.11 "--replay-noise '0.03,2'" --replay "$tmp/rec.db" --replay-noise 0.03,2
 one_line search-4.12 "--replay-noise is for --replay" --replay-noise 0.03 --db "$tmp/none.db"
 one_line search-4.13 "--refit" --replay "$tmp/rec.db" --refit sometimes
+one_line search-4.14 "--incumbent" --replay "$tmp/rec.db" --incumbent sometimes
+one_line search-4.15 "--final" --replay "$tmp/rec.db" --final 17
+one_line search-4.16 "--replay-noise '0.01,0.03,1,0.03,5'" --replay "$tmp/rec.db" --replay-noise 0.01,0.03,1,0.03,5
 "$TB" search --help | grep -q "usage: tilebench search" && ok search-4.8 || bad search-4.8 "--help"
 [ ! -e "$tmp/no-such.db" ] && ok search-4.9 || bad search-4.9 "a missing database was created"
 
@@ -266,6 +275,57 @@ out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-miss" 2>
 [ $rc = 1 ] && [ "$(grep -c MISSED <<<"$out")" = 17 ] && ok search-6.2 || bad search-6.2 "exit $rc: $(tail -2 <<<"$out")"
 out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-dear" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "(50 %)$" <<<"$out" && ok search-6.3 || bad search-6.3 "exit $rc: $(tail -2 <<<"$out")"
+# a final round per shape (a run of its own) that re-times the best and the slowest point, the
+# slowest coming out fastest there: that is the search's pick, though the best's first median
+# is the fastest of all rounds (the rule before the fifteenth session found all 17 here)
+mkdir -p "$tmp/s-final" "$tmp/s-table"
+/usr/bin/python3 - "$tmp" <<'PYEOF'
+import json, sqlite3, shutil, sys
+t = sys.argv[1]
+f = f"{t}/s-final/search.db"
+shutil.copy(f"{t}/s-good/search.db", f)
+c = sqlite3.connect(f)
+cols = [r[1] for r in c.execute("PRAGMA table_info(measurements)")]
+rcols = [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+run0 = c.execute("SELECT max(id) FROM runs").fetchone()[0]
+full = sqlite3.connect(f"{t}/exh/small.db")
+q = ("SELECT x.id, x.problem_id, x.median_ms FROM measurements x JOIN variants v ON v.id = x.variant_id "
+     "WHERE x.status = 'ok' AND x.disposition = 'passed' AND v.name LIKE 'wgmma_bf16%'")
+by = {}
+for i, pid, med in full.execute(q): by.setdefault(pid, []).append((med, i))
+new = run0
+for pid, v in by.items():
+    v.sort()
+    new += 1
+    sel = {"id": str(new), "uid": f"uid || '-final-{new}'", "phases_json": "'{\"total_s\": 0}'"}
+    c.execute(f"INSERT INTO runs ({','.join(rcols)}) SELECT {','.join(sel.get(x, x) for x in rcols)} "
+              f"FROM runs WHERE id = {run0}")
+    # the best re-timed 20 % slow, the slowest 10 %: both above the best's first median (the
+    # fastest of all rounds), the slowest the fastest of the final round
+    for mid, med in ((v[0][1], 1.2 * v[0][0]), (v[-1][1], 1.1 * v[0][0])):
+        row = dict(zip(cols, full.execute(f"SELECT {','.join(cols)} FROM measurements WHERE id = ?", (mid,)).fetchone()))
+        row.update(id=None, run_id=new, median_ms=med)
+        c.execute(f"INSERT INTO measurements ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})", [row[x] for x in cols])
+c.commit()
+shutil.copy(f, f"{t}/s-table/search.db")
+# the table names each shape's best point (as search --table writes it), overriding the rounds
+pts, shapes = [], []
+for pid, v in by.items():
+    name, pj = full.execute("SELECT v.name, v.params_json FROM variants v JOIN measurements x ON x.variant_id = v.id "
+                            "WHERE x.id = ?", (v[0][1],)).fetchone()
+    m, n, k = full.execute("SELECT m, n, k FROM problems WHERE id = ?", (pid,)).fetchone()
+    p = json.loads(pj)
+    tail = " streamk" if p.get("tail") == "streamk" else " conflict" if p.get("epilogue") == "conflict" else ""
+    sp = f'{p["tile_m"]} {p["tile_n"]} {p["stages"]} {p["cluster_m"]} {p["cluster_n"]} {p["schedule"]} {p["raster"]} {p["swizzle"]}{tail}'
+    if sp not in pts: pts.append(sp)
+    shapes.append([m, n, k, pts.index(sp)])
+json.dump({"points": pts, "shapes": shapes}, open(f"{t}/s-table/search-table.json", "w"))
+PYEOF
+out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-final" 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(grep -c MISSED <<<"$out")" = 17 ] && grep -q "^side by side, final rounds: sigma [0-9.]* (robust [0-9.]*) over 17 pairs timed in one round$" <<<"$out" \
+    && ok search-6.4 || bad search-6.4 "exit $rc: $(tail -3 <<<"$out")"
+out=$(bash "$TB_SRC/scripts/search-gpu.sh" --compare "$tmp/exh" "$tmp/s-table" 2>&1); rc=$?
+grep -q "^found 17 of 17 shapes (100 %)" <<<"$out" && ok search-6.5 || bad search-6.5 "exit $rc: $(tail -2 <<<"$out")"
 
 # 7: the replay's noise
 "$TB" search --replay "$tmp/rec.db" > "$tmp/n0.out" 2>&1
@@ -302,6 +362,23 @@ assert found <= cov <= 17, (found, cov)
 assert re.search(r"^as search rounds on the GPU \(0.77 s a shape, 0.106 s a point, 43.8 times its median: "
                  r"docs/search.md\): [0-9.]+ s, \d+ % of the sweep's$", out, re.M), "no modelled cost"
 PYEOF
+
+# 7.4: the final round, replayed with the round noise model
+found_sum() {   # found_sum ARGS...: the found shapes summed over seeds 1-5
+    local t=0 f
+    for sd in 1 2 3 4 5; do
+        f=$("$TB" search --replay "$tmp/rec.db" "$@" --replay-noise "0.0055,0.035,$sd,0.035" 2>&1 |
+            sed -n 's/^found the sweep.s winner or a point within 1 % on \([0-9]*\) of 17 shapes.*/\1/p')
+        t=$((t + ${f:-0}))
+    done
+    echo $t
+}
+with=$(found_sum); without=$(found_sum --final 0)
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.0055,0.035,1,0.035 > "$tmp/r1.out" 2>&1
+[ "$with" -ge 66 ] && [ "$with" -gt "$without" ] \
+    && grep -q "^replayed with noise: .* per-round factor (sigma 0.0350) x a per-timing factor (sigma 0.0055), lognormal, seed 1$" "$tmp/r1.out" \
+    && grep -q "^re-timed [1-9][0-9]* points beside the new ones (the incumbent off, final rounds of up to 3 on [1-9][0-9]* shapes" "$tmp/r1.out" \
+    && ok search-7.4 || bad search-7.4 "found $with of 85 with the final round, $without without: $(tail -3 "$tmp/r1.out")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -2,7 +2,8 @@
  * what the prediction must do (more k costs more, one tile past a full wave costs a wave,
  * a shallower ring costs more), a fit that recovers constants from data made with other ones
  * (its error falls), rank correlation, and the search loop against a synthetic oracle (it
- * finds the oracle's best point while timing few). No GPU. */
+ * finds the oracle's best point while timing few; the incumbent and the final round of the
+ * fifteenth session). No GPU. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "driver/model.h"
@@ -45,6 +46,36 @@ static int noisy_oracle(void *ctx, const tb_search_point *pts, const int *idx, i
     const int rc = oracle(NULL, pts, idx, n, m, nn, k, ms, clk, cost, msg, len);
     for (int i = 0; i < n; i++) ms[i] *= tb_search_noise(7, m, nn, k, pts[idx[i]].name, sg[0], sg[1]);
     return rc;
+}
+
+/* the oracle again, every call (a round) off by its own factor, common to its points: 1.2, 0.85,
+ * 1.1, 0.9, ... (ctx: the call count) */
+static int round_oracle(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                        int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    static const double f[4] = { 1.2, 0.85, 1.1, 0.9 };
+    int *calls = ctx;
+    const int rc = oracle(NULL, pts, idx, n, m, nn, k, ms, clk, cost, msg, len);
+    for (int i = 0; i < n; i++) ms[i] *= f[*calls % 4];
+    ++*calls;
+    return rc;
+}
+
+/* two points whose true times are 1.00 and 0.98 ms; the second comes out 4 % slow in a round
+ * without the first (as a round's own offset can make it), truly beside it (ctx: the call count) */
+static int biased_alone(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                        int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    (void)pts; (void)m; (void)nn; (void)k; (void)msg; (void)len;
+    int *calls = ctx, with_a = 0;
+    for (int i = 0; i < n; i++) with_a |= idx[i] == 0;
+    for (int i = 0; i < n; i++) {
+        ms[i] = idx[i] == 0 ? 1.00 : 0.98 * (with_a ? 1.0 : 1.04);
+        clk[i] = 1700;
+        *cost += 0.1;
+    }
+    ++*calls;
+    return TB_OK;
 }
 
 int main(void)
@@ -235,6 +266,107 @@ int main(void)
         tb_search_result_free(&r0);
         tb_search_result_free(&r1);
         tb_search_result_free(&r2);
+    }
+    TB_CASE("search-2.1", "with the incumbent re-timed, a per-round offset changes no decision; without, it does") {
+        tb_search_point pts[16];
+        for (int p = 0; p < np; p++) { pts[p].name = "p"; pts[p].k = pts_k[p]; }
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        o.final_top = 0;
+        o.incumbent = 1;
+        tb_search_result r0, r1, r2, r3;
+        int c1 = 0, c3 = 0;
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, oracle, NULL, &r0, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, round_oracle, &c1, &r1, msg, sizeof msg) == TB_OK);
+        o.incumbent = 0;
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, oracle, NULL, &r2, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tb_search_run(pts, np, shp, ns, &H100, &md, &o, round_oracle, &c3, &r3, msg, sizeof msg) == TB_OK);
+        int same = r0.n_obs == r1.n_obs, differ = r2.n_obs != r3.n_obs, retimed = 0;
+        for (int s = 0; s < ns; s++) {
+            /* the same winner, or one the oracle times alike (an exact tie, which rounding decides) */
+            const int w0 = r0.shapes[s].winner, w1 = r1.shapes[s].winner;
+            same = same && w0 >= 0 && w1 >= 0 && r0.shapes[s].timed == r1.shapes[s].timed &&
+                   (w0 == w1 || tb_model_predict_ms(&truth, &H100, &pts_k[w0], shp[s][0], shp[s][1], shp[s][2], 1700) ==
+                                tb_model_predict_ms(&truth, &H100, &pts_k[w1], shp[s][0], shp[s][1], shp[s][2], 1700));
+            differ = differ || r2.shapes[s].winner != r3.shapes[s].winner || r2.shapes[s].timed != r3.shapes[s].timed;
+            retimed += r0.shapes[s].retimed;
+            TB_CHECK(r2.shapes[s].retimed == 0);
+        }
+        for (size_t i = 0; same && i < r0.n_obs; i++) same = r0.obs_point[i] == r1.obs_point[i];
+        printf("  %d rounds' offsets; incumbent re-timed %d times\n", c1, retimed);
+        TB_CHECK(same);
+        TB_CHECK(differ);
+        TB_CHECK(retimed > 0);
+        tb_search_result_free(&r0); tb_search_result_free(&r1);
+        tb_search_result_free(&r2); tb_search_result_free(&r3);
+    }
+    TB_CASE("search-2.2", "the final round re-times the close candidates together and its fastest wins") {
+        tb_search_point pts2[2] = { { "a", knobs(128, 256, 4, 0, 1, 0) }, { "b", knobs(128, 256, 4, 0, 2, 0) } };
+        const int64_t one[1][3] = { { 4096, 4096, 4096 } };
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        o.per_round = 1;            /* one point a round: each timed in a round of its own */
+        o.explore = 0;
+        o.min_margin = 0.05;
+        tb_search_result r;
+        int calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        printf("  final round: winner %d, %d points, %d rounds, %d re-timed, %.1f s\n", r.shapes[0].winner,
+               r.shapes[0].final_n, r.shapes[0].rounds, r.shapes[0].retimed, r.shapes[0].cost_s);
+        TB_CHECK(r.shapes[0].timed == 2 && r.shapes[0].winner == 1 && r.shapes[0].final_n == 2 && r.shapes[0].final_changed);
+        TB_CHECK(r.shapes[0].rounds == 3 && r.shapes[0].retimed == 2 && fabs(r.shapes[0].cost_s - 0.4) < 1e-9);
+        tb_search_result_free(&r);
+        /* without it the rounds' times (the second's 4 % off) decide */
+        o.final_top = 0;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].final_n == 0 && r.shapes[0].rounds == 2);
+        tb_search_result_free(&r);
+        /* two points timed in one round were compared side by side: no final round for them */
+        o.final_top = 3;
+        o.per_round = 2;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 1 && r.shapes[0].final_n == 0 && r.shapes[0].rounds == 1 && r.shapes[0].retimed == 0);
+        tb_search_result_free(&r);
+        /* with the incumbent beside the second point, the round decides, and the final round is moot */
+        o.per_round = 1;
+        o.incumbent = 1;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 1 && r.shapes[0].final_n == 0 && r.shapes[0].retimed >= 1);
+        tb_search_result_free(&r);
+        /* a candidate beyond the margin is not re-timed: one candidate, no final round */
+        o.incumbent = 0;
+        o.min_margin = 0.01;
+        o.quantile = 0;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        printf("  margin %.3f: %d timed, final round of %d\n", r.shapes[0].margin, r.shapes[0].timed, r.shapes[0].final_n);
+        TB_CHECK(r.shapes[0].timed == 2 && r.shapes[0].margin < 0.019 && r.shapes[0].final_n == 0 && r.shapes[0].winner == 0);
+        tb_search_result_free(&r);
+    }
+    TB_CASE("search-2.3", "round noise: a round's offset common to its points, a fresh point draw each round") {
+        const double a = tb_search_noise_round(1, 128, 4096, 4096, "p1", 1, 0.01, 0.05, 0);
+        TB_CHECK(a == tb_search_noise_round(1, 128, 4096, 4096, "p1", 1, 0.01, 0.05, 0));
+        TB_CHECK(a != tb_search_noise_round(1, 128, 4096, 4096, "p1", 2, 0.01, 0.05, 0));
+        /* the round factor alone: one value for every point of the round, another next round */
+        TB_CHECK(tb_search_noise_round(3, 16, 8192, 8192, "p1", 1, 0, 0.05, 0) ==
+                 tb_search_noise_round(3, 16, 8192, 8192, "p2", 1, 0, 0.05, 0));
+        TB_CHECK(tb_search_noise_round(3, 16, 8192, 8192, "p1", 1, 0, 0.05, 0) !=
+                 tb_search_noise_round(3, 16, 8192, 8192, "p1", 2, 0, 0.05, 0));
+        TB_CHECK(tb_search_noise_round(3, 16, 8192, 8192, "p1", 4, 0, 0, 0) == 1.0);
+        double s1 = 0, s2 = 0, q1 = 0, q2 = 0;
+        const int nk = 4000;
+        for (int i = 0; i < nk; i++) {
+            const double lr = log(tb_search_noise_round(5, 1024, 4096, 4096, "p", i, 0, 0.035, 0));
+            const double lp = log(tb_search_noise_round(5, 1024, 4096, 4096, "p", i, 0.0055, 0, 0));
+            s1 += lr; q1 += lr * lr; s2 += lp; q2 += lp * lp;
+        }
+        const double m1 = s1 / nk, sd1 = sqrt(q1 / nk - m1 * m1), m2 = s2 / nk, sd2 = sqrt(q2 / nk - m2 * m2);
+        printf("  ln round factor: mean %.4f sd %.4f (0.035); ln point factor over rounds: mean %.5f sd %.5f (0.0055)\n",
+               m1, sd1, m2, sd2);
+        TB_CHECK(fabs(m1) < 0.003 && fabs(sd1 - 0.035) < 0.003 && fabs(m2) < 0.0005 && fabs(sd2 - 0.0055) < 0.0005);
     }
     return tb_test_done();
 }

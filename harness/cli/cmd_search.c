@@ -9,7 +9,8 @@
  * which winner it finds, at what fraction of the cost; or from the GPU, through the sweep's own
  * steps (search_gpu.c: one run per round in --db, the round's points interleaved on one shape,
  * one worker per shape kept across its rounds), so a search's timings are sweeps like any other
- * and `show` reads them.
+ * and `show` reads them. --final and --incumbent (fifteenth session) re-time points already
+ * timed: a shape's final round, the incumbent beside every round (driver/search.c).
  */
 #define _GNU_SOURCE
 #include "cli/cli.h"
@@ -35,7 +36,7 @@ static void help(void)
            "                        [--shapes SPEC] [--per-round N]\n"
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
            "                        [--max-samples N] [--replay-noise POINT[,SHAPE[,SEED]]]\n"
-           "                        [--refit both|last]\n"
+           "                        [--refit both|last] [--incumbent on|off] [--final N]\n"
            "                        [--explain] [--table FILE]\n"
            "\n"
            "For each shape (layout tn), predict the time of every point of a tiled family (tile,\n"
@@ -47,12 +48,15 @@ static void help(void)
            "  --replay DB     take every timing from DB, a database of an exhaustive sweep (ok and\n"
            "                  passed measurements of the family; a point DB lacks counts as failed),\n"
            "                  and compare what the search finds with the sweep's own winner\n"
-           "  --replay-noise POINT[,SHAPE[,SEED]]\n"
+           "  --replay-noise POINT[,SHAPE[,SEED[,ROUND]]]\n"
            "                  replaying: each time is the recorded median x a per-point and a\n"
            "                  per-shape lognormal factor with these sigmas of the log (SHAPE\n"
            "                  defaults to POINT, SEED to 1; the same seed, the same noise). The\n"
            "                  sweep's own medians still judge the winners. The fourteenth\n"
-           "                  session measured 0.035,0.035 (docs/search.md)\n"
+           "                  session measured 0.035,0.035 (docs/search.md). With ROUND, each\n"
+           "                  round (one worker job) has an offset of that sigma common to its\n"
+           "                  points, and a point gets a fresh POINT draw each time it is timed:\n"
+           "                  0.0055,0.035,SEED,0.035 is the fifteenth session's assumption\n"
            "  --db FILE       without --replay: time on the GPU, each round a run stored in FILE\n"
            "                  (default results/tilebench.db; validated as a sweep validates, no\n"
            "                  energy; the GPU and the libraries are probed once per search,\n"
@@ -75,6 +79,14 @@ static void help(void)
            "                  keeping the better (both, the default), or from the last fit only\n"
            "                  (last: the search before the fourteenth session, which drifts on\n"
            "                  noisy timings; docs/search.md)\n"
+           "  --incumbent on|off\n"
+           "                  on: every round after a shape's first also re-times the shape's\n"
+           "                  best so far, interleaved with the round's points, and judges them\n"
+           "                  against it as measured side by side; off (the default): each round\n"
+           "                  alone (docs/search.md, fifteenth session)\n"
+           "  --final N       a shape ends with a round that re-times its best N measured points\n"
+           "                  within the margin of the best, together; the fastest there wins\n"
+           "                  (default 3; 0: no final round)\n"
            "  --dram-gbps G   the DRAM ceiling when DB holds no doctor --calibrate (default 3000)\n"
            "  --explain       per shape, every timed point's prediction beside its time, and the\n"
            "                  model's rank correlation with the whole sweep\n"
@@ -146,14 +158,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "quantile", required_argument, 0, 'q' }, { "explore", required_argument, 0, 'x' },
         { "db", required_argument, 0, 'D' }, { "variants", required_argument, 0, 'V' },
         { "max-samples", required_argument, 0, 'M' }, { "replay-noise", required_argument, 0, 'N' },
-        { "refit", required_argument, 0, 'R' },
+        { "refit", required_argument, 0, 'R' }, { "incumbent", required_argument, 0, 'I' },
+        { "final", required_argument, 0, 'F' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
-    long long per_round = 2, explore = -1, max_samples = 0;
+    long long per_round = 2, explore = -1, max_samples = 0, final_top = 3;
     double budget = 0, dram = 3000, quantile = 0.8;
-    int explain = 0, refit_last = 0, c;
+    int explain = 0, refit_last = 0, incumbent = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -176,6 +189,12 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                 return tb_cli_error("--refit: 'both' or 'last', not '%s'", optarg);
             refit_last = !strcmp(optarg, "last");
             break;
+        case 'I':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return tb_cli_error("--incumbent: 'on' or 'off', not '%s'", optarg);
+            incumbent = !strcmp(optarg, "on");
+            break;
+        case 'F': if (tb_cli_int("--final", optarg, 0, 16, &final_top)) return TB_EXIT_USAGE; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
         case 'h': help(); return TB_EXIT_OK;
         default: return tb_cli_bad_option("search", argv, optind, optopt);
@@ -194,6 +213,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     }
     tb_replay rp;
     memset(&rp, 0, sizeof rp);
+    rp.sigma_round = -1;
     int rc;
     tb_environment env;
     memset(&env, 0, sizeof env);
@@ -257,6 +277,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     o.budget_s = budget;
     o.quantile = quantile;
     o.refit_last = refit_last;
+    o.incumbent = incumbent;
+    o.final_top = (int)final_top;
     if (explore >= 0) o.explore = (int)explore;
     tb_model md;
     tb_model_default(&md);
@@ -372,10 +394,14 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                rp.round_cost_s, full_cost > 0 ? 100 * rp.round_cost_s / full_cost : 0.0);
         printf("timed the sweep's winner or a point within 1 %% of it on %d of %zu shapes (the rest: never "
                "timed; found less than that: the search's own times picked another)\n", covered, ns);
-        if (rp.sigma_point > 0 || rp.sigma_shape > 0)
+        if ((rp.sigma_point > 0 || rp.sigma_shape > 0) && rp.sigma_round < 0)
             printf("replayed with noise: each time the recorded median x a per-shape factor (sigma %.3f) x a "
                    "per-point factor (sigma %.3f), lognormal, seed %llu\n", rp.sigma_shape, rp.sigma_point,
                    (unsigned long long)rp.seed);
+        else if (rp.sigma_round >= 0)
+            printf("replayed with noise: each time the recorded median x a per-shape factor (sigma %.3f) x a "
+                   "per-round factor (sigma %.4f) x a per-timing factor (sigma %.4f), lognormal, seed %llu\n",
+                   rp.sigma_shape, rp.sigma_round, rp.sigma_point, (unsigned long long)rp.seed);
     }
     else
     {
@@ -385,6 +411,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                "starts another)\n", gc.rounds, gc.rounds == 1 ? "" : "s", gc.sess.starts,
                gc.sess.starts == 1 ? "" : "s");
     }
+    int retimed = 0, finals = 0, changed = 0;
+    for (size_t s = 0; s < ns; s++) {
+        retimed += res.shapes[s].retimed;
+        finals += res.shapes[s].final_n > 0;
+        changed += res.shapes[s].final_changed;
+    }
+    printf("re-timed %d points beside the new ones (the incumbent %s, final rounds of up to %d on %d "
+           "shapes, which changed the winner on %d)\n", retimed, incumbent ? "in every round after a shape's first"
+           : "off", (int)final_top, finals, changed);
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
     if (!db && res.n_obs) {         /* the fitted model, kept for the next search on this GPU */

@@ -5,7 +5,9 @@
  * family, a point's first measurement on a shape), the replay's noise (--replay-noise: the
  * recorded median times a per-shape and a per-point lognormal factor, drawn from the seed,
  * the shape and the point's name, so that a point's noisy time does not depend on the order in
- * which the search asks for it) and the two costs of a replayed round: each measurement's share
+ * which the search asks for it; with a fourth field also a per-round factor, the point's draw
+ * keyed on the shape's round count, so that a re-timed point draws anew) and the two costs of
+ * a replayed round: each measurement's share
  * of its recorded run (the sweep's own accounting, comparable with the sweep's total), and the
  * round as a search round on the GPU costs (TB_REPLAY_*, fitted on the fourteenth session's).
  */
@@ -52,16 +54,21 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
 {
     (void)msg; (void)len;
     tb_replay *rp = ctx;
-    const int noisy = rp->sigma_point > 0 || rp->sigma_shape > 0;
+    const int noisy = rp->sigma_point > 0 || rp->sigma_shape > 0 || rp->sigma_round > 0;
     if (rp->last_shape[0] != m || rp->last_shape[1] != nn || rp->last_shape[2] != k) {
         rp->round_cost_s += TB_REPLAY_SHAPE_S;      /* a new shape: a new worker */
         rp->last_shape[0] = m; rp->last_shape[1] = nn; rp->last_shape[2] = k;
+        rp->round = 0;
     }
+    rp->round++;
     for (int i = 0; i < n; i++) {
         const tb_replay_rec *r = tb_replay_lookup(rp, idx[i], m, nn, k);
         ms[i] = r ? r->ms : NAN;
         if (r && noisy)
-            ms[i] *= tb_search_noise(rp->seed, m, nn, k, pts[idx[i]].name, rp->sigma_point, rp->sigma_shape);
+            ms[i] *= rp->sigma_round < 0
+                         ? tb_search_noise(rp->seed, m, nn, k, pts[idx[i]].name, rp->sigma_point, rp->sigma_shape)
+                         : tb_search_noise_round(rp->seed, m, nn, k, pts[idx[i]].name, rp->round, rp->sigma_point,
+                                                 rp->sigma_round, rp->sigma_shape);
         clk[i] = r ? r->clock : NAN;
         if (r) *cost_s += r->cost_s;
         rp->round_cost_s += TB_REPLAY_POINT_S + (r ? TB_REPLAY_KERNEL_X * ms[i] / 1e3 : 0);
@@ -71,22 +78,25 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
 
 int tb_replay_parse_noise(const char *spec, tb_replay *rp, char *msg, size_t len)
 {
-    double v[2] = { 0, -1 };
+    double v[3] = { 0, -1, -1 };
     unsigned long long seed = 1;
     const char *p = spec;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char *end = NULL;
         errno = 0;
-        if (i < 2) v[i] = strtod(p, &end);
+        const int sig = i != 2;             /* fields 0, 1 and 3 are sigmas, 2 the seed */
+        double *vi = &v[i < 2 ? i : 2];
+        if (sig) *vi = strtod(p, &end);
         else seed = strtoull(p, &end, 10);
-        if (end == p || errno || (i < 2 && !(v[i] >= 0 && v[i] <= 1)) || (*end && *end != ','))
-            return tb_fail(msg, len, TB_EUSAGE, "--replay-noise '%s': expected POINT[,SHAPE[,SEED]], sigmas "
-                           "of the log in [0, 1] and a seed (e.g. 0.035,0.035,1)", spec);
+        if (end == p || errno || (sig && !(*vi >= 0 && *vi <= 1)) || (*end && (*end != ',' || i == 3)))
+            return tb_fail(msg, len, TB_EUSAGE, "--replay-noise '%s': expected POINT[,SHAPE[,SEED[,ROUND]]], "
+                           "sigmas of the log in [0, 1] and a seed (e.g. 0.035,0.035,1)", spec);
         if (!*end) break;
         p = end + 1;
     }
     rp->sigma_point = v[0];
     rp->sigma_shape = v[1] >= 0 ? v[1] : v[0];
+    rp->sigma_round = v[2];
     rp->seed = seed;
     return TB_OK;
 }

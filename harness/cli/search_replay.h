@@ -33,6 +33,10 @@ typedef struct tb_replay {
     size_t n_r;
     tb_machine mc;
     double sigma_point, sigma_shape;    /* --replay-noise: lognormal sigmas; 0: none */
+    double sigma_round;             /* its fourth field: a per-round offset, and then a fresh
+                                       point draw each time a point is timed; < 0 (no fourth
+                                       field): one draw per point and shape, whatever the round */
+    int round;                      /* the rounds timed on the current shape so far */
     uint64_t seed;
     double round_cost_s;            /* what the replayed rounds would have cost (the model above) */
     int64_t last_shape[3];          /* the shape of the previous round (a new one: a new worker) */
@@ -51,14 +55,15 @@ int tb_replay_load(const char *db, const char *family, double dram_gbps, tb_repl
 const tb_replay_rec *tb_replay_lookup(const tb_replay *rp, int p, int64_t m, int64_t n, int64_t k);
 
 /* A tb_search_time_fn (ctx: a tb_replay): each point's recorded median times its noise factor
- * (tb_search_noise; 1 without noise); *cost_s gets each point's share of its recorded run, and
- * rp->round_cost_s the round as modelled above. */
+ * (tb_search_noise, or with a round sigma tb_search_noise_round keyed on the shape's round
+ * count; 1 without noise); *cost_s gets each point's share of its recorded run, and
+ * rp->round_cost_s the round as modelled above (a re-timed point costs as any). */
 int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
                    int64_t nn, int64_t k, double *ms, double *clk, double *cost_s, char *msg,
                    size_t len);
 
-/* --replay-noise SPEC: "POINT[,SHAPE[,SEED]]" (sigmas of ln, SHAPE defaulting to POINT, SEED
- * to 1) into rp. TB_OK or TB_EUSAGE with msg. */
+/* --replay-noise SPEC: "POINT[,SHAPE[,SEED[,ROUND]]]" (sigmas of ln, SHAPE defaulting to POINT,
+ * SEED to 1, ROUND absent: no round model) into rp. TB_OK or TB_EUSAGE with msg. */
 int tb_replay_parse_noise(const char *spec, tb_replay *rp, char *msg, size_t len);
 
 void tb_replay_free(tb_replay *rp);

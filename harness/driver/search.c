@@ -11,7 +11,15 @@
  * errors; a point is skipped for good when its prediction divided by e^margin is still slower
  * than the best median timed on the shape. The budget, when set, ends the search where it is:
  * the shapes not reached keep winner -1. Also the replay's noise (tb_search_noise): a pure
- * function of a seed, the shape and the point's name.
+ * function of a seed, the shape and the point's name (and, with rounds, the round).
+ * Since the fifteenth session a round after a shape's first re-times the shape's incumbent
+ * (its best so far) beside its new points, and scales their times by the incumbent's stored
+ * time over its time in this round, so that a point is judged against the incumbent as
+ * measured side by side (--incumbent on; off by default: its cost); and a shape ends with a
+ * final round that re-times its best few measured points together (those within the margin of
+ * the best and never timed in one round with it), the fastest there the winner. So the winner is the fastest point of the shape's last round whenever that round
+ * re-timed a point (a final round, or a round with the incumbent), else the fastest of all its
+ * rounds (what scripts/search-gpu.sh --compare reads without the search's table).
  */
 #include "driver/search.h"
 #include "common/tb.h"
@@ -27,6 +35,8 @@ void tb_search_opts_default(tb_search_opts *o)
     o->quantile = 0.8;
     o->explore = 100;
     o->clock_mhz = 1755.0;      /* H100 SXM boost; a refit absorbs the difference */
+    o->incumbent = 0;           /* on: +8 points of GPU time for +1 shape (docs/search.md) */
+    o->final_top = 3;
 }
 
 void tb_search_result_free(tb_search_result *r)
@@ -69,6 +79,21 @@ double tb_search_noise(uint64_t seed, int64_t m, int64_t n, int64_t k, const cha
     return exp(sigma_shape * normal_of(hs) + sigma_point * normal_of(mix64(hp)));
 }
 
+double tb_search_noise_round(uint64_t seed, int64_t m, int64_t n, int64_t k, const char *name, int round,
+                             double sigma_point, double sigma_round, double sigma_shape)
+{
+    uint64_t hs = mix64(seed);
+    hs = mix64(hs ^ (uint64_t)m);
+    hs = mix64(hs ^ (uint64_t)n);
+    hs = mix64(hs ^ (uint64_t)k);
+    const uint64_t hr = mix64(hs ^ (0xc2b2ae3d27d4eb4full * (uint64_t)(round + 1)));
+    uint64_t hp = hr ^ 0x5bd1e9955bd1e995ull;
+    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c; c++)
+        hp = (hp ^ *c) * 0x100000001b3ull;
+    return exp(sigma_shape * normal_of(hs) + sigma_round * normal_of(mix64(hr ^ 0x165667b19e3779f9ull)) +
+               sigma_point * normal_of(mix64(hp)));
+}
+
 static int grow(tb_search_result *r, size_t need)
 {
     if (need <= r->cap_obs) return 0;
@@ -85,6 +110,48 @@ static int grow(tb_search_result *r, size_t need)
     return 0;
 }
 
+/* A shape's final round: its measured points within the margin of the best (tms: their times
+ * on the shape's footing), less those already timed in a round with the best (rmask: the
+ * rounds that timed each; such a pair was measured side by side once, and a second look cost
+ * 2.5 points of GPU time for 0.3 shapes in the replay: docs/search.md), the best first, at most
+ * top of them, re-timed together; the fastest there becomes the winner (its time put on the
+ * shape's footing by the best's re-timing). With one candidate there is nothing to decide: no
+ * round. TB_OK, or time_fn's error. */
+static int final_round(const tb_search_point *points, int n_points, tb_search_shape *sh, int top,
+                       double margin, const double *tms, const uint64_t *rmask, int *idx, double *ms,
+                       double *clk, tb_search_time_fn time_fn, void *ctx, tb_search_result *out, char *msg,
+                       size_t len)
+{
+    int nc = 0;
+    for (int i = 0; i < n_points; i++)
+        if (isfinite(tms[i]) && tms[i] <= sh->winner_ms * exp(margin) &&
+            (i == sh->winner || !(rmask[i] & rmask[sh->winner]))) idx[nc++] = i;
+    for (int a = 1; a < nc; a++)            /* fastest first: idx[0] is the winner */
+        for (int b = a; b > 0 && tms[idx[b]] < tms[idx[b - 1]]; b--) {
+            const int t = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = t;
+        }
+    if (nc > top) nc = top;
+    if (nc < 2) return TB_OK;
+    double cost = 0;
+    for (int i = 0; i < nc; i++) { ms[i] = NAN; clk[i] = NAN; }
+    const int rc = time_fn(ctx, points, idx, nc, sh->m, sh->n, sh->k, ms, clk, &cost, msg, len);
+    if (rc != TB_OK) return rc;
+    sh->rounds++;
+    sh->retimed += nc;
+    sh->final_n = nc;
+    sh->cost_s += cost;
+    out->cost_s += cost;
+    int best = -1;
+    for (int i = 0; i < nc; i++)
+        if (isfinite(ms[i]) && ms[i] > 0 && (best < 0 || ms[i] < ms[best])) best = i;
+    if (best < 0) return TB_OK;             /* nothing valid: the rounds' winner stands */
+    const double f = isfinite(ms[0]) && ms[0] > 0 ? tms[idx[0]] / ms[0] : 1.0;
+    sh->final_changed = idx[best] != sh->winner;
+    sh->winner = idx[best];
+    sh->winner_ms = ms[best] * f;
+    return TB_OK;
+}
+
 int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*shapes)[3],
                   size_t n_shapes, const tb_machine *mc, const tb_model *md,
                   const tb_search_opts *o, tb_search_time_fn time_fn, void *ctx,
@@ -97,8 +164,10 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
            *clk = malloc(n_points * sizeof *clk);
     char *timed = malloc(n_points);
     int *idx = malloc(n_points * sizeof *idx);
-    if (!out->shapes || !pred || !ms || !clk || !timed || !idx) {
-        free(pred); free(ms); free(clk); free(timed); free(idx);
+    double *tms = malloc(n_points * sizeof *tms);   /* the shape's times, on its first round's footing */
+    uint64_t *rmask = malloc(n_points * sizeof *rmask);    /* the shape's rounds (< 64) that timed each */
+    if (!out->shapes || !pred || !ms || !clk || !timed || !idx || !tms || !rmask) {
+        free(pred); free(ms); free(clk); free(timed); free(idx); free(tms); free(rmask);
         tb_search_result_free(out);
         return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     }
@@ -112,6 +181,7 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
         sh->winner = -1;
         sh->winner_ms = INFINITY;
         memset(timed, 0, n_points);
+        for (int i = 0; i < n_points; i++) { tms[i] = NAN; rmask[i] = 0; }
         double margin = o->min_margin;
         for (;;) {
             if (over) { sh->stopped_by_budget = 1; break; }
@@ -158,13 +228,24 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 }
                 if (kept > take) take = kept;
             }
+            /* the incumbent beside them (it is timed, so not among the take candidates) */
+            const int inc = o->incumbent && sh->winner >= 0 ? sh->winner : -1;
+            int nt = take;
+            if (inc >= 0) idx[nt++] = inc;
             double cost = 0;
-            for (int i = 0; i < take; i++) { ms[i] = NAN; clk[i] = NAN; }
-            rc = time_fn(ctx, points, idx, take, sh->m, sh->n, sh->k, ms, clk, &cost, msg, len);
+            for (int i = 0; i < nt; i++) { ms[i] = NAN; clk[i] = NAN; }
+            rc = time_fn(ctx, points, idx, nt, sh->m, sh->n, sh->k, ms, clk, &cost, msg, len);
             if (rc != TB_OK) break;
+            for (int i = 0; i < nt && sh->rounds < 64; i++) rmask[idx[i]] |= (uint64_t)1 << sh->rounds;
             sh->rounds++;
+            sh->retimed += nt - take;
             sh->cost_s += cost;
             out->cost_s += cost;
+            if (inc >= 0 && isfinite(ms[take]) && ms[take] > 0) {
+                /* this round's offset: its times onto the footing of the incumbent's */
+                const double f = tms[inc] / ms[take];
+                for (int i = 0; i < take; i++) ms[i] *= f;
+            }
             if (grow(out, out->n_obs + take)) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
             for (int i = 0; i < take; i++) {
                 const int p = idx[i];
@@ -181,6 +262,7 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 out->obs_point[out->n_obs] = p;
                 out->obs_pred_ms[out->n_obs] = pred[p];
                 out->n_obs++;
+                tms[p] = ms[i];
                 if (ms[i] < sh->winner_ms) { sh->winner_ms = ms[i]; sh->winner = p; }
             }
             /* from the last fit and from the starting model: the better of the two (model.h) */
@@ -191,6 +273,10 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
             if (o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;
         }
         sh->margin = margin;
+        if (rc == TB_OK && !sh->stopped_by_budget && o->final_top >= 2 && sh->winner >= 0)
+            rc = final_round(points, n_points, sh, o->final_top, margin, tms, rmask, idx, ms, clk, time_fn,
+                             ctx, out, msg, len);
+        if (rc == TB_OK && o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;
         for (int i = 0; i < n_points; i++) sh->skipped += !timed[i];
         if (!isfinite(sh->winner_ms)) sh->winner_ms = NAN;
     }
@@ -199,7 +285,7 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
         out->error_before = tb_model_rel_error_q(&d0, mc, out->obs, out->n_obs, 0.5);
         out->error_after = tb_model_rel_error_q(&out->model, mc, out->obs, out->n_obs, 0.5);
     }
-    free(pred); free(ms); free(clk); free(timed); free(idx);
+    free(pred); free(ms); free(clk); free(timed); free(idx); free(tms); free(rmask);
     if (rc != TB_OK) tb_search_result_free(out);
     return rc;
 }

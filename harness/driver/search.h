@@ -14,9 +14,10 @@ typedef struct tb_search_point {
     tb_knobs k;
 } tb_search_point;
 
-/* Time points idx[0..n) on shape (m, n, k): fill ms[i] (a median; NAN: it did not run or
- * failed) and clock_mhz[i], and add the GPU seconds spent to *cost_s. TB_OK or an error with
- * msg (the search stops). */
+/* Time points idx[0..n) on shape (m, n, k), together (interleaved, in one worker job): fill
+ * ms[i] (a median; NAN: it did not run or failed) and clock_mhz[i], and add the GPU seconds
+ * spent to *cost_s. A point may be asked again on the same shape (the incumbent, the final
+ * round): it is measured again. TB_OK or an error with msg (the search stops). */
 typedef int (*tb_search_time_fn)(void *ctx, const tb_search_point *pts, const int *idx, int n,
                                  int64_t m, int64_t nn, int64_t k, double *ms, double *clock_mhz,
                                  double *cost_s, char *msg, size_t len);
@@ -32,6 +33,16 @@ typedef struct tb_search_opts {
     int refit_last;         /* 1: each refit continues from the last fit only (before the
                                fourteenth session); 0: also from the starting model, the
                                better kept (tb_model_refit; default) */
+    int incumbent;          /* 1: every round after a shape's first also re-times the
+                               shape's best so far, interleaved with the round's points, and the
+                               round's times are put on the footing of the shape's first round
+                               by the incumbent's (its stored time / this round's): each decision
+                               compares points measured side by side. 0 (default): each round
+                               alone, as before the fifteenth session (on, the replay found one
+                               shape more for 8 points more GPU time: docs/search.md) */
+    int final_top;          /* a shape's final round: its best this many measured points, those
+                               within the margin of the best, re-timed together; the fastest
+                               there wins. 0: none (before the fifteenth session); default 3 */
 } tb_search_opts;
 
 /* What the search found on one shape. */
@@ -40,6 +51,9 @@ typedef struct tb_search_shape {
     int winner;             /* index into the points; -1 when nothing valid was timed */
     double winner_ms;
     int timed, skipped, rounds;
+    int retimed;            /* re-timings of points timed before (incumbents, the final round) */
+    int final_n;            /* points in the final round (0: none, one candidate or budget) */
+    int final_changed;      /* 1 when the final round's fastest was not the best before it */
     double cost_s;
     double margin;          /* the margin it stopped with (log ratio) */
     int stopped_by_budget;
@@ -74,4 +88,13 @@ void tb_search_result_free(tb_search_result *r);
  * asked, whatever else was asked before (docs/search.md: the noise of a replay). */
 double tb_search_noise(uint64_t seed, int64_t m, int64_t n, int64_t k, const char *name,
                        double sigma_point, double sigma_shape);
+
+/* The same with rounds (docs/search.md, fifteenth session): exp(sigma_shape * z_s +
+ * sigma_round * z_r + sigma_point * z_p), z_r drawn from (seed, m, n, k, round), common to the
+ * points of one round (one worker job), and z_p from (seed, m, n, k, name, round): a point
+ * re-timed in another round gets a fresh draw. The measurement model of a search whose rounds
+ * interleave their points: their ratios as precise as the exhaustive sweep's (sigma_point),
+ * each round off by its own offset (sigma_round). */
+double tb_search_noise_round(uint64_t seed, int64_t m, int64_t n, int64_t k, const char *name, int round,
+                             double sigma_point, double sigma_round, double sigma_shape);
 #endif
