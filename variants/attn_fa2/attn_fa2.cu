@@ -39,6 +39,7 @@
  * variant is named attn_fa2_bf16_<BQ>x<BKV>_s<STAGES>_w<WARPS>. Registers and shared memory per
  * point (ptxas -v, sm_90 and sm_80, no spills) are listed in CMakeLists.txt.
  */
+#include "../common/attn_common.cuh"
 #include "../common/gemm_common.cuh"
 
 #include <math.h>
@@ -555,16 +556,6 @@ int fa2_launch(void *state, const tb_problem *p, const tb_buffers *io, void *wor
     }
 }
 
-const uint32_t fa2_ops[] = { TB_OP_ATTENTION_FWD, 0 };
-const uint32_t fa2_problem_size = (uint32_t)sizeof(tb_problem);
-
-const void *fa2_extension(const char *key)
-{
-    if (!key) return NULL;
-    if (strcmp(key, TB_EXT_OPS) == 0) return fa2_ops;
-    if (strcmp(key, TB_EXT_PROBLEM_SIZE) == 0) return &fa2_problem_size;
-    return NULL;
-}
 
 const tb_param fa2_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
@@ -579,7 +570,7 @@ char fa2_name[96];
 
 const tb_variant fa2_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), fa2_name, "attn_fa2", fa2_params,
-    TB_SASS, fa2_supports, NULL, fa2_launch, fa2_setup, NULL, NULL, fa2_extension
+    TB_SASS, fa2_supports, NULL, fa2_launch, fa2_setup, NULL, NULL, tbv::attention_extension
 };
 
 } // namespace

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tilebench/variant.h"
+#include "../common/attn_common.cuh"
 #include "../common/gemm_common.cuh"   /* tbv::no */
 
 namespace {
@@ -155,16 +156,6 @@ int attn_launch(void *state, const tb_problem *p, const tb_buffers *io, void *wo
     return e == cudaSuccess ? 0 : (int)e;
 }
 
-const uint32_t attn_ops[] = { TB_OP_ATTENTION_FWD, 0 };
-const uint32_t attn_problem_size = (uint32_t)sizeof(tb_problem);
-
-const void *attn_extension(const char *key)
-{
-    if (!key) return NULL;
-    if (strcmp(key, TB_EXT_OPS) == 0) return attn_ops;
-    if (strcmp(key, TB_EXT_PROBLEM_SIZE) == 0) return &attn_problem_size;
-    return NULL;
-}
 
 const tb_param attn_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
@@ -175,7 +166,7 @@ char attn_name[64];
 
 const tb_variant attn_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), attn_name, "attn_naive", attn_params,
-    TB_SASS, attn_supports, NULL, attn_launch, NULL, NULL, NULL, attn_extension
+    TB_SASS, attn_supports, NULL, attn_launch, NULL, NULL, NULL, tbv::attention_extension
 };
 
 } // namespace
