@@ -80,4 +80,55 @@ for r in rows:
     assert r["status"] == "ok" and r["disposition"] == "passed", r
     assert "bshd" in json.dumps(p) and abs(float(p.get("scale", p.get("softmax_scale", 0))) - 0.3) < 1e-12, p
 PYEOF
+# the attention zoo (tests/zoo/README.md, "Attention members"): each caught by the rule and in
+# the trial the table names, and passing where the table says it must
+"$TB" sweep --variants "$TB_ZOO" --filter 'zoo_attn_*' --shapes "$shapes" --max-time 0.1 --no-energy \
+    --no-progress --quiet --db "$tmp/z.db" > "$tmp/z.out" 2>&1; rc=$?
+"$TB" export --db "$tmp/z.db" --format json > "$tmp/z.json" 2>/dev/null
+[ $rc = 0 ] && $PY - "$tmp/z.json" <<'PYEOF' && ok attn-6 || bad attn-6 "exit $rc: $(tail -3 "$tmp/z.out")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+fails, seen = [], {}
+def want(member, p):
+    causal, h, hkv, sk = p.get("causal"), p["heads"], p["heads_kv"], p["seq_k"]
+    if member == "zoo_attn_ok": return None
+    if member == "zoo_attn_no_max": return ("nonfinite", 2)
+    # one key more for every row but the last: none on a decode row (seq_q 1)
+    if member == "zoo_attn_mask_plus1": return ("elementwise", 1) if causal and p["seq_q"] > 1 else None
+    if member == "zoo_attn_wrong_scale": return ("elementwise", 1) if sk > 1 else ("lse", 1)
+    if member == "zoo_attn_no_lse": return ("lse-nonfinite", 1)
+    if member == "zoo_attn_gqa_mod": return ("elementwise", 1) if 1 < hkv < h else None
+    raise KeyError(member)
+for r in rows:
+    name, p = r["variant"]["name"], r["problem"]
+    seen[name] = seen.get(name, 0) + 1
+    w = want(name, p)
+    got = (r["status"], r["disposition"], r.get("rule"), (r.get("reason") or "")[:8])
+    if w is None:
+        if r["status"] != "ok" or r["disposition"] != "passed":
+            fails.append(f"{name} {p['shape']}: want passed, got {got} {r.get('reason')!r}")
+    elif not (r["status"] == "ok" and r["disposition"] == "incorrect" and r.get("rule") == w[0]
+              and (r.get("reason") or "").startswith(f"trial {w[1]}:")):
+        fails.append(f"{name} {p['shape']}: want incorrect/{w[0]} in trial {w[1]}, got {got} {r.get('reason')!r}")
+print("members x shapes:", seen)
+if sorted(seen) != sorted(["zoo_attn_ok", "zoo_attn_no_max", "zoo_attn_mask_plus1", "zoo_attn_wrong_scale",
+                           "zoo_attn_no_lse", "zoo_attn_gqa_mod"]) or any(n != 7 for n in seen.values()):
+    fails.append(f"want the six members on 7 shapes each: {seen}")
+for f in fails: print("FAIL", f)
+sys.exit(1 if fails else 0)
+PYEOF
+# docs/writing-a-variant.md's attention example, built outside the tree as the page says
+# (tests/doc_example.sh, with this machine's nvcc) and swept: it passes the rule
+src=${TB_SRC:-$PWD}
+if [ ! -r "$src/docs/writing-a-variant.md" ]; then
+    bad attn-7 "no docs/writing-a-variant.md under '$src' (set TB_SRC to the checkout)"
+else
+    mkdir -p "$tmp/ex"
+    DOC_EXAMPLE_KEEP="$tmp/ex" sh "$src/tests/doc_example.sh" > "$tmp/ex.out" 2>&1; rc=$?
+    "$TB" sweep --variants "$tmp/ex/my_attention.so" --shapes 1x8x512x512x64:causal,2x8x300x700x128:hkv=2,1x4x128x128x256 \
+        --max-time 0.1 --no-energy --no-progress --quiet --db "$tmp/ex.db" > "$tmp/ex2.out" 2>&1; rc2=$?
+    n=$("$TB" export --db "$tmp/ex.db" --format json 2>/dev/null | $PY -c "import json,sys; print(sum(r['status'] == 'ok' and r['disposition'] == 'passed' for r in json.load(sys.stdin)['results']))")
+    [ $rc = 0 ] && [ $rc2 = 0 ] && [ "$n" = 3 ] && ok attn-7 \
+        || bad attn-7 "built $rc, swept $rc2, $n of 3 passed: $(tail -3 "$tmp/ex.out") $(tail -3 "$tmp/ex2.out")"
+fi
 finish
