@@ -1,0 +1,199 @@
+/* test_attn_hopper.c - the attn_hopper grid's libraries on the host side (issue 33): every
+ * point is one library exporting one variant (index 0, NULL after), named as
+ * tb_variant_make_name() names it from family "attn_hopper" and its parameters (dtype, tile_m
+ * 128, tile_n, stages, schedule pingpong|cooperative), the library file named after it; it
+ * computes attention only (TB_EXT_OPS), was built against growth 2 (TB_EXT_PROBLEM_SIZE) and
+ * for sm_90a; NO point lies in the default folder (the family has not run on a GPU yet: all of
+ * it is grid-only). supports() accepts head dims 64 and 128, BHSD and BSHD, causal,
+ * grouped-query, odd lengths, padded row strides that stay multiples of 8; and declines with a
+ * reason: head dim 256 (named), other head dims, Q/K/V strides not multiples of 8 elements (TMA),
+ * a zero stride along a dimension longer than 1 (TMA), an odd O stride, causal with seq_q >
+ * seq_k, other dtypes, a GEMM problem, a growth-1 struct. No GPU needed: supports() is host
+ * arithmetic.
+ * argv[1] = the number of grid points, argv[2] = the default folder, argv[3] = the grid folder. */
+#define _GNU_SOURCE
+#include "tb_test.h"
+#include "worker/loader.h"
+#include "common/op_attention.h"
+#include "common/tb.h"
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t param_int(const tb_variant *v, const char *key)
+{
+    const tb_param *p = tb_param_find(v->params, key);
+    return p && p->type == TB_PARAM_TYPE_INT ? p->i : -1;
+}
+
+static const char *param_str(const tb_variant *v, const char *key)
+{
+    const tb_param *p = tb_param_find(v->params, key);
+    return p && p->type == TB_PARAM_TYPE_STR && p->s ? p->s : "";
+}
+
+static tb_problem attn(int64_t b, int64_t h, int64_t hkv, int64_t sq, int64_t sk, int64_t d,
+                       int causal, tb_attn_layout layout)
+{
+    tb_attn_shape s = { b, h, hkv, sq, sk, d, causal };
+    tb_problem p;
+    tb_attn_problem(&s, layout, 0.0, &p);
+    return p;
+}
+
+static int asks(const tb_variant *v, const tb_problem *p, char *why, size_t len)
+{
+    why[0] = 0;
+    return v->supports(p, why, len) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) { printf("usage: test_attn_hopper POINTS DEFAULT_DIR GRID_DIR\n"); return 2; }
+    const int want_points = atoi(argv[1]);
+    char msg[TB_MSG_LEN], why[256];
+    glob_t gl;
+    memset(&gl, 0, sizeof gl);
+    int in_default = 0;
+    for (int i = 2; i < 4; i++) {
+        char pat[1100];
+        snprintf(pat, sizeof pat, "%s/attn_hopper_*.so", argv[i]);
+        const size_t before = gl.gl_pathc;
+        glob(pat, i > 2 ? GLOB_APPEND : 0, NULL, &gl);
+        if (i == 2) in_default = (int)(gl.gl_pathc - before);
+    }
+    TB_CASE("hop-1.1", "one library per grid point, none in the default folder (not yet run on a GPU)") {
+        printf("  %zu libraries (%d in the default folder), %d points in the grid\n",
+               gl.gl_pathc, in_default, want_points);
+        TB_CHECK((int)gl.gl_pathc == want_points);
+        TB_CHECK(in_default == 0);
+        TB_CHECK(want_points >= 2);
+    }
+    const tb_variant *vs[64];
+    tb_lib *libs[64];
+    int n = 0;
+    TB_CASE("hop-1.2", "each library: one variant named after the file and its parameters, attention only, sm_90a") {
+        for (size_t f = 0; f < gl.gl_pathc && n < 64; f++) {
+            tb_lib *lib = NULL;
+            if (tb_lib_open(gl.gl_pathv[f], &lib, msg, sizeof msg) != TB_OK) {
+                printf("  %s\n", msg);
+                TB_CHECK(!"library loads");
+                continue;
+            }
+            const tb_variant *v = NULL, *v1 = NULL;
+            if (tb_lib_variant(lib, 0, &v, msg, sizeof msg) != TB_OK || !v) {
+                printf("  %s: %s\n", gl.gl_pathv[f], msg);
+                TB_CHECK(!"index 0 answers");
+                tb_lib_free(lib);
+                continue;
+            }
+            TB_CHECK(tb_lib_variant(lib, 1, &v1, msg, sizeof msg) == TB_OK && v1 == NULL);
+            const char *base = strrchr(gl.gl_pathv[f], '/');
+            base = base ? base + 1 : gl.gl_pathv[f];
+            char name[128], file[140], want[128];
+            tb_variant_make_name("attn_hopper", v->params, name, sizeof name);
+            snprintf(file, sizeof file, "%s.so", v->name);
+            const int64_t tm = param_int(v, "tile_m"), tn = param_int(v, "tile_n"),
+                          st = param_int(v, "stages");
+            const char *sched = param_str(v, "schedule");
+            snprintf(want, sizeof want, "attn_hopper_bf16_%lldx%lld_s%lld_%s", (long long)tm,
+                     (long long)tn, (long long)st, sched);
+            const int good = strcmp(v->family, "attn_hopper") == 0 && strcmp(name, v->name) == 0 &&
+                             strcmp(want, v->name) == 0 && strcmp(file, base) == 0 && tm == 128 &&
+                             (tn == 64 || tn == 128) && st >= 2 &&
+                             (strcmp(sched, "pingpong") == 0 || strcmp(sched, "cooperative") == 0) &&
+                             tb_variant_computes(v, TB_OP_ATTENTION_FWD) &&
+                             !tb_variant_computes(v, TB_OP_GEMM) &&
+                             tb_variant_problem_size(v) >= TB_PROBLEM_G2_SIZE &&
+                             v->supports != NULL && v->sass && strcmp(v->sass, "sm_90a") == 0;
+            if (!good) printf("  %s: name %s (made %s, want %s), family %s, sass %s\n", base, v->name,
+                              name, want, v->family, v->sass ? v->sass : "(null)");
+            else printf("  %s\n", v->name);
+            TB_CHECK(good);
+            if (good) { vs[n] = v; libs[n++] = lib; }
+            else tb_lib_free(lib);
+        }
+        TB_CHECK(n == want_points);
+    }
+    TB_CASE("hop-1.3", "accepted: head dims 64 and 128, BHSD and BSHD, causal, grouped-query, odd lengths, padded rows") {
+        for (int i = 0; i < n; i++) {
+            const tb_variant *v = vs[i];
+            const tb_problem ps[] = {
+                attn(1, 8, 8, 512, 512, 64, 0, TB_ATTN_BHSD),
+                attn(1, 8, 8, 512, 512, 64, 1, TB_ATTN_BHSD),
+                attn(2, 4, 4, 77, 131, 128, 0, TB_ATTN_BHSD),
+                attn(2, 4, 4, 64, 200, 128, 1, TB_ATTN_BHSD),
+                attn(1, 8, 2, 256, 256, 64, 0, TB_ATTN_BHSD),
+                attn(2, 8, 1, 1, 1000, 128, 1, TB_ATTN_BHSD),
+                attn(4, 32, 8, 4096, 4096, 128, 1, TB_ATTN_BSHD),
+                attn(4, 16, 16, 8192, 8192, 128, 0, TB_ATTN_BHSD),
+                attn(1, 3, 3, 33, 17, 64, 0, TB_ATTN_BSHD),
+                attn(1, 1, 1, 1, 1, 64, 0, TB_ATTN_BHSD),
+            };
+            for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+                const int yes = asks(v, &ps[k], why, sizeof why);
+                if (!yes) printf("  %s refused problem %zu: %s\n", v->name, k, why);
+                TB_CHECK(yes);
+            }
+            tb_problem p = attn(1, 2, 2, 100, 100, 128, 0, TB_ATTN_BHSD);
+            p.attention.k_stride[2] = p.attention.q_stride[2] = 136;   /* padded rows, 16-byte aligned */
+            p.attention.k_stride[1] = p.attention.q_stride[1] = 136 * 100;
+            p.attention.k_stride[0] = p.attention.q_stride[0] = 136 * 100 * 2;
+            TB_CHECK(asks(v, &p, why, sizeof why));
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.q_stride[0] = 0;                         /* batch 1: its stride is unused */
+            TB_CHECK(asks(v, &p, why, sizeof why));
+        }
+    }
+    TB_CASE("hop-1.4", "declined with a reason: head dim 256 (named) and others, TMA strides, odd O stride, causal seq_q > seq_k, dtypes, gemm") {
+        for (int i = 0; i < n; i++) {
+            const tb_variant *v = vs[i];
+            tb_problem p = attn(1, 4, 1, 128, 128, 256, 1, TB_ATTN_BHSD);
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "256");
+            p = attn(1, 2, 2, 64, 64, 96, 0, TB_ATTN_BHSD);
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "head_dim");
+            p = attn(1, 2, 2, 64, 64, 32, 0, TB_ATTN_BHSD);
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.v_stride[2] = 132;                       /* 8-byte aligned rows */
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "multiples of 8");
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.q_stride[0] = 2 * 64 * 128 + 4;          /* a batch stride of 4 */
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "multiples of 8");
+            p = attn(2, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.k_stride[0] = 0;                         /* two batches on one K */
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "> 0");
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.o_stride[2] = 129;
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "o strides");
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.o_stride[2] = 130;                       /* even: bf16x2 stores */
+            TB_CHECK(asks(v, &p, why, sizeof why));
+            p = attn(1, 2, 2, 65, 64, 128, 1, TB_ATTN_BHSD);
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "causal");
+            p = attn(1, 6, 4, 64, 64, 128, 0, TB_ATTN_BHSD);
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.attention.q_type = TB_DTYPE_F16;
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.op = TB_OP_GEMM;
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+            TB_CHECK_STR_CONTAINS(why, "op");
+            p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+            p.struct_size = TB_PROBLEM_G1_SIZE;
+            TB_CHECK(!asks(v, &p, why, sizeof why));
+        }
+    }
+    for (int i = 0; i < n; i++) tb_lib_free(libs[i]);
+    globfree(&gl);
+    return tb_test_done();
+}
