@@ -83,6 +83,7 @@
  * 128), TB_STAGES (2..), TB_PINGPONG (0/1); BQ is 128 (two consumers of 64 rows). The variant is
  * named attn_hopper_bf16_128x<BKV>_s<STAGES>_<cooperative|pingpong>.
  */
+#include "../common/attn_common.cuh"
 #include "../common/gemm_common.cuh"
 
 #include <cuda.h>           /* CUtensorMap and its enums: types only, libcuda is not linked */
@@ -602,17 +603,6 @@ int hop_launch(void *state, const tb_problem *p, const tb_buffers *io, void *wor
     }
 }
 
-const uint32_t hop_ops[] = { TB_OP_ATTENTION_FWD, 0 };
-const uint32_t hop_problem_size = (uint32_t)sizeof(tb_problem);
-
-const void *hop_extension(const char *key)
-{
-    if (!key) return NULL;
-    if (strcmp(key, TB_EXT_OPS) == 0) return hop_ops;
-    if (strcmp(key, TB_EXT_PROBLEM_SIZE) == 0) return &hop_problem_size;
-    return NULL;
-}
-
 const tb_param hop_params[] = {
     TB_PARAM_STR("dtype", "bf16"),
     TB_PARAM_INT("tile_m", cfg::BQ),
@@ -626,7 +616,7 @@ char hop_name[96];
 
 const tb_variant hop_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), hop_name, "attn_hopper", hop_params,
-    TB_SASS, hop_supports, NULL, hop_launch, hop_setup, hop_teardown, NULL, hop_extension
+    TB_SASS, hop_supports, NULL, hop_launch, hop_setup, hop_teardown, NULL, tbv::attention_extension
 };
 
 } // namespace
