@@ -342,6 +342,9 @@ for r in c.execute("SELECT * FROM problems WHERE op = 'attention_fwd'"):
     assert p.flops == want and p.flops > 0, (p.key, p.flops, want)
     assert p.compulsory_bytes() > 0
 PY
+# --shape takes an attention token, and names the run's shapes by their tokens
+out=$("$TB" report --db at.db --output repat2 --shape 2x16x8192x8192x128 2>&1) && ok report-3.11 || bad report-3.11 "$out"
+run report-3.12 2 "its shapes: 4x32x4096x4096x128:causal:hkv=8, 2x16x8192x8192x128" "$TB" report --db at.db --output repat3 --shape 1x2x8x8x64
 "$TB" report --db hx.db --output rephx > /dev/null 2>&1 && r=$(chk page hx.db rephx) && \
     grep -qF '&lt;script&gt;alert(1)&lt;/script&gt; &amp; $x^2$ \x1b[31m' rephx/index.html && \
     ! grep -q '<img' rephx/index.html && grep -qF '$x^2$' rephx/rank-1024x1024x1024.svg && \

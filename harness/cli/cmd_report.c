@@ -22,7 +22,10 @@
 #include "report/rank.h"
 #include "report/show.h"
 #include "store/store.h"
+#include "common/op.h"
 #include "common/peak.h"
+#include "common/problem.h"
+#include "driver/shapes.h"
 #include "common/tb.h"
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -43,7 +46,7 @@
 static void help(void)
 {
     printf("usage: tilebench report --output DIR [--db FILE] [--run ID] [--compare RUN]\n"
-           "                        [--control NAME] [--shape MxNxK[xB]]\n"
+           "                        [--control NAME] [--shape SHAPE]\n"
            "\n"
            "Write a run as one HTML page with its plots (DIR/index.html, the SVG figures inline\n"
            "and beside it as files; no network and no JavaScript needed to read it): per-shape\n"
@@ -62,8 +65,8 @@ static void help(void)
            "                   run against it, ratios and intervals by 'tilebench compare'\n"
            "  --control NAME   with --compare: divide each ratio by NAME's on the same shape\n"
            "                   (as compare --control), cancelling the drift between two runs\n"
-           "  --shape MxNxK[xB]\n"
-           "                   the shape of the clock and power plot (default: the run's\n"
+           "  --shape SHAPE    MxNxK[xB] or BxHxSqxSkxD[:causal][:hkv=N]: the shape of the\n"
+           "                   clock and power plot (default: the run's\n"
            "                   largest shape with clock samples)\n"
            "\n"
            "environment: TILEBENCH_PYTHON, the python3 to run (default /usr/bin/python3, else\n"
@@ -216,29 +219,10 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* "MxNxK" or "MxNxKxB", each a positive integer; 0 or -1. */
-static int parse_shape(const char *s, long long d[4])
-{
-    d[3] = 1;
-    int i = 0;
-    const char *p = s;
-    while (i < 4) {
-        char *end;
-        errno = 0;
-        if (*p < '0' || *p > '9') return -1;
-        long long v = strtoll(p, &end, 10);
-        if (errno || v < 1 || v > (1 << 20)) return -1;
-        d[i++] = v;
-        if (!*end) break;
-        if (*end != 'x') return -1;
-        p = end + 1;
-    }
-    return i >= 3 && i <= 4 && !strchr(p, 'x') ? 0 : -1;
-}
-
-/* The problem of run_id that shape d names (the first when several layouts share it), or
- * 2 after printing an error that lists the run's shapes. */
-static int find_shape(tb_store *st, int64_t run_id, const char *given, const long long d[4],
+/* The problem of run_id whose shape's canonical text (its op's: "4096x4096x4096",
+ * "1x32x4096x4096x128:causal:hkv=8") is want (the first when several layouts share it), or 2
+ * after printing an error that lists the run's shapes. */
+static int find_shape(tb_store *st, int64_t run_id, const char *given, const char *want,
                       int64_t *problem_id)
 {
     tb_result_row *rows = NULL;
@@ -249,20 +233,15 @@ static int find_shape(tb_store *st, int64_t run_id, const char *given, const lon
     size_t used = 0;
     *problem_id = 0;
     for (size_t i = 0; i < n; i++) {
-        const tb_problem_info *p = &rows[i].p;
-        long long b = p->batch > 0 ? p->batch : 1;
-        if (p->m == d[0] && p->n == d[1] && p->k == d[2] && b == d[3]) {
-            *problem_id = p->id;
+        char t[160];
+        tb_problem_info_text(&rows[i].p, t, sizeof t);
+        if (!strcmp(t, want)) {
+            *problem_id = rows[i].p.id;
             break;
         }
-        if (i == 0 || rows[i - 1].p.id != p->id) {
-            int w = snprintf(list + used, sizeof list - used, "%s%lldx%lldx%lld", used ? ", " : "",
-                             (long long)p->m, (long long)p->n, (long long)p->k);
+        if (i == 0 || rows[i - 1].p.id != rows[i].p.id) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", t);
             if (w > 0 && used + (size_t)w < sizeof list) used += (size_t)w;
-            if (b > 1 && used < sizeof list) {
-                w = snprintf(list + used, sizeof list - used, "x%lld", b);
-                if (w > 0 && used + (size_t)w < sizeof list) used += (size_t)w;
-            }
         }
     }
     free(rows);
@@ -279,7 +258,8 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
         { "shape", required_argument, 0, 's' }, { "output", required_argument, 0, 'o' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = TB_DEFAULT_DB, *output = NULL, *control = NULL, *shape = NULL;
-    long long run = 0, compare = 0, dims[4];
+    long long run = 0, compare = 0;
+    char want[160] = "";
     int c;
     opterr = 0;
     optind = 1;
@@ -299,8 +279,13 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
     if (!output) return tb_cli_error("report needs --output DIR (the directory to write the page and its figures into)");
     if (control && !compare) return tb_cli_error("--control needs --compare RUN (the run to compare against)");
     if (control && !*control) return tb_cli_error("an empty --control name");
-    if (shape && parse_shape(shape, dims))
-        return tb_cli_error("invalid value '%s' for --shape (want MxNxK or MxNxKxB, each from 1 to 1048576)", shape);
+    if (shape) {   /* the op's own parser (GEMM or attention), then its canonical text */
+        tb_shape sh;
+        char why[TB_MSG_LEN];
+        if (tb_shape_parse(shape, &sh, why, sizeof why))
+            return tb_cli_error("invalid value '%s' for --shape (%s)", shape, why);
+        tb_op_of_shape(&sh)->shape_text(&sh, want, sizeof want);
+    }
 
     /* the database, the runs and the shape, before anything is written */
     tb_store *st;
@@ -321,7 +306,7 @@ int cmd_report(int argc, char **argv, const tb_paths *paths)
             return tb_cli_error("--compare: %s", msg);
         }
     }
-    if (shape && (rc = find_shape(st, run_id, shape, dims, &problem_id))) {
+    if (shape && (rc = find_shape(st, run_id, shape, want, &problem_id))) {
         tb_store_close(st);
         return rc;
     }
