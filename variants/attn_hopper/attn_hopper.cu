@@ -460,20 +460,8 @@ using tbv::no;
 
 int hop_supports(const tb_problem *p, char *why, size_t len)
 {
-    if (!p || p->struct_size < TB_PROBLEM_G2_SIZE)
-        return no(why, len, "problem struct too small for attention (growth 2)");
-    if (p->op != TB_OP_ATTENTION_FWD) return no(why, len, "op is not attention_fwd");
+    if (!tbv::attention_basics(p, why, len)) return 0;
     const tb_attention *a = &p->attention;
-    if (a->q_type != TB_DTYPE_BF16 || a->k_type != TB_DTYPE_BF16 ||
-        a->v_type != TB_DTYPE_BF16 || a->o_type != TB_DTYPE_BF16)
-        return no(why, len, "q, k, v and o must all be bf16");
-    if (a->acc_type != TB_DTYPE_F32) return no(why, len, "accumulation must be f32");
-    if (a->lse_type != TB_DTYPE_F32) return no(why, len, "lse must be f32");
-    if (a->layout != TB_ATTN_BHSD && a->layout != TB_ATTN_BSHD)
-        return no(why, len, "unknown layout %d", (int)a->layout);
-    if (a->batch < 1 || a->heads < 1 || a->heads_kv < 1 || a->seq_q < 1 || a->seq_k < 1)
-        return no(why, len, "batch, heads, heads_kv, seq_q and seq_k must be >= 1");
-    if (a->heads % a->heads_kv != 0) return no(why, len, "heads_kv must divide heads");
     if (a->head_dim == 256)
         return no(why, len, "head_dim 256 not built: O alone would take 128 FP32 registers a "
                   "consumer thread beside S and P (232 here), and a K/V pair 128 KB a stage");
