@@ -134,4 +134,14 @@ ash=1x8x512x512x64:causal
 cat attn.out
 [ $rc = 0 ] && [ "$($PY -c 'import json; print([(r["shape"].split()[0], r["change"]) for r in json.load(open("attn.json"))["rows"]])')" = "[('$ash', 'unchanged')]" ] \
     && ok gate-gpu-5.1 || bad gate-gpu-5.1 "attention, a library against itself: exit $rc"
+# against a stored baseline, with the attention control by default (attn_fa2's shipped point)
+"$TB" sweep --variants "$TB_VARIANTS" --filter 'attn_*' --shapes $ash \
+    --no-energy --max-time 0.3 --no-progress --quiet --db abase.db > /dev/null 2>&1
+"$TB" baseline save --db abase.db --output abase.json 2>/dev/null || bad gate-gpu-5.2 "baseline save"
+mkdir -p ahead && cp "$TB_VARIANTS/attn_naive.so" ahead/
+"$TB" gate --baseline abase.json --head ahead --shapes $ash --no-progress --quiet --db g.db > ab.out 2>&1; rc=$?
+cat ab.out
+{ [ $rc = 0 ] || [ $rc = 1 ]; } && grep -qE '^attn_fa2_bf16_128x64_s2_w4 .* control' ab.out \
+    && grep -qE '^attn_naive_bf16 ' ab.out && ok gate-gpu-5.2 \
+    || bad gate-gpu-5.2 "attention against a baseline, the default control: exit $rc: $(tail -3 ab.out)"
 finish

@@ -165,6 +165,8 @@ struct loader {
     __device__ __forceinline__ void tile(uint32_t dst, const __nv_bfloat16 *base,
                                          const __nv_bfloat16 *src, int64_t step, int valid) const
     {
+        static_assert(ROWS % RPP == 0, "a tile is whole passes of the CTA's threads (a point "
+                      "whose tile has fewer rows than a pass would load none of some rows)");
 #pragma unroll
         for (int i = 0; i < ROWS / RPP; i++) {
             const int r = r0 + i * RPP;

@@ -19,8 +19,8 @@
 namespace tbv {
 
 /* The checks every attention variant's supports() starts with: growth 2, the operation, BF16
- * Q, K, V and O with FP32 accumulation and LSE, a known layout, sizes of at least 1 and
- * heads_kv dividing heads. 1, or 0 with the first failing one's reason in why. */
+ * Q, K, V and O with FP32 accumulation and LSE, a known layout, sizes of at least 1,
+ * heads_kv dividing heads and a scale an FP32 kernel can hold. 1, or 0 with the first failing one's reason in why. */
 static inline int attention_basics(const tb_problem *p, char *why, size_t len)
 {
     if (!p || p->struct_size < TB_PROBLEM_G2_SIZE)
@@ -38,6 +38,9 @@ static inline int attention_basics(const tb_problem *p, char *why, size_t len)
         a->head_dim < 1)
         return no(why, len, "batch, heads, heads_kv, seq_q, seq_k and head_dim must be >= 1");
     if (a->heads % a->heads_kv != 0) return no(why, len, "heads_kv must divide heads");
+    /* the kernels scale in FP32, with log2(e) folded in: a scale they can hold as a float */
+    if (!(a->scale >= 1e-30 && a->scale <= 1e30))
+        return no(why, len, "scale %g outside 1e-30 to 1e30 (FP32 arithmetic)", a->scale);
     return 1;
 }
 
