@@ -341,6 +341,25 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
         }
     };
 
+    /* The registers a wgmma reads or writes (O, S, P), pinned next to every issue and wait, as
+     * CUTLASS's warpgroup_fence_operand does (fifteenth session's review; not yet run on a
+     * GPU): an empty asm that "changes" each one, so the
+     * compiler moves none of their arithmetic across the wgmma or the wait (the asm of
+     * wgmma_wait has a memory clobber, which orders memory, not registers). */
+    auto pin_s = [&]() {
+#pragma unroll
+        for (int i = 0; i < dd::S_ACC; i++) asm volatile("" : "+f"(s[i]) :: "memory");
+    };
+    auto pin = [&]() {   /* O, P and S: only where no wgmma is in flight */
+#pragma unroll
+        for (int i = 0; i < dd::O_ACC; i++) asm volatile("" : "+f"(o[i]) :: "memory");
+#pragma unroll
+        for (int kk = 0; kk < dd::KK; kk++)
+#pragma unroll
+            for (int x = 0; x < 4; x++) asm volatile("" : "+r"(pr[kk][x]) :: "memory");
+        pin_s();
+    };
+
     if (cfg::PINGPONG && c == 1) bar_arrive(BAR_PP + 0, 256);   /* consumer 0 goes first */
     mbar_wait(qbar, 0);
 
@@ -349,11 +368,13 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
         float alpha[2];
         mbar_wait(fullk + 8 * kslot(0), kphase(0));
         turn();
+        pin();
         wgmma_fence();
         gemm_s<D>(s, dq, desc_k(0));
         wgmma_commit();
         hand_over();
         wgmma_wait<0>();
+        pin();
         release(emptyk + 8 * kslot(0));
         softmax(0, alpha);
         rescale_pack(alpha);
@@ -364,6 +385,7 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
         mbar_wait(fullk + 8 * kslot(t), kphase(t));
         mbar_wait(fullv + 8 * kslot(t - 1), kphase(t - 1));
         turn();
+        pin();
         wgmma_fence();
         gemm_s<D>(s, dq, desc_k(t));
         wgmma_commit();
@@ -371,9 +393,11 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
         wgmma_commit();
         hand_over();
         wgmma_wait<1>();                                /* S_t */
+        pin_s();                                        /* P V still runs on O and P */
         release(emptyk + 8 * kslot(t));
         softmax(t, alpha);
         wgmma_wait<0>();                                /* P_{t-1} V_{t-1} */
+        pin();
         release(emptyv + 8 * kslot(t - 1));
         rescale_pack(alpha);
     }
@@ -382,11 +406,13 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
         const int t = n_tiles - 1;
         mbar_wait(fullv + 8 * kslot(t), kphase(t));
         turn();
+        pin();
         wgmma_fence();
         gemm_pv<D>(o, pr, desc_v(t));
         wgmma_commit();
         if (c == 0) hand_over();                        /* consumer 1's last one has no taker */
         wgmma_wait<0>();
+        pin();
         release(emptyv + 8 * kslot(t));
     }
 
