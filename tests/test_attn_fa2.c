@@ -11,6 +11,7 @@
  * argv[1] = the number of grid points, argv[2] = the default folder, argv[3] = the grid folder. */
 #define _GNU_SOURCE
 #include "tb_test.h"
+#include "attn_test_util.h"
 #include "worker/loader.h"
 #include "common/op_attention.h"
 #include "common/tb.h"
@@ -18,28 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int64_t param_int(const tb_variant *v, const char *key)
-{
-    const tb_param *p = tb_param_find(v->params, key);
-    return p && p->type == TB_PARAM_TYPE_INT ? p->i : -1;
-}
-
-static tb_problem attn(int64_t b, int64_t h, int64_t hkv, int64_t sq, int64_t sk, int64_t d,
-                       int causal, tb_attn_layout layout)
-{
-    tb_attn_shape s = { b, h, hkv, sq, sk, d, causal };
-    tb_problem p;
-    tb_attn_problem(&s, layout, 0.0, &p);
-    return p;
-}
-
-/* supports() of v on p: 1 or 0, the reason in why */
-static int asks(const tb_variant *v, const tb_problem *p, char *why, size_t len)
-{
-    why[0] = 0;
-    return v->supports(p, why, len) != 0;
-}
 
 int main(int argc, char **argv)
 {

@@ -96,6 +96,7 @@
 #endif
 #define TB_EXP_SUSPEND 0    /* wgmma_ptx.cuh's mbarrier wait: no suspend hint */
 #include "../wgmma/wgmma_ptx.cuh"
+#include "../wgmma/tma_encode.cuh"   /* g_encode, find_encode() */
 #include "attn_wgmma.cuh"
 
 namespace {
@@ -437,24 +438,7 @@ __global__ void __launch_bounds__(cfg::THREADS, 1) attn_kernel(const __grid_cons
 
 /* ---- host: tensor maps ------------------------------------------------------------------- */
 
-/* cuTensorMapEncodeTiled from the driver the runtime loaded (as wgmma_host.cuh's find_encode,
- * which cannot be included without the GEMM kernel's configuration). */
-PFN_cuTensorMapEncodeTiled_v12000 g_encode;
-
-int find_encode(char *msg, size_t len)
-{
-    if (g_encode) return 0;
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &q);
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
-        snprintf(msg, len, "cuTensorMapEncodeTiled not found in the driver: %s", cudaGetErrorString(e));
-        return 1;
-    }
-    g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    return 0;
-}
+/* g_encode and find_encode(): ../wgmma/tma_encode.cuh, included above */
 
 /* A 4-D BF16 map over (d, seq, head, batch) from the problem's element strides st[3] in
  * tb_attention's order (batch, head, seq); boxes of 64 d x rows x 1 x 1, 128-byte swizzle,

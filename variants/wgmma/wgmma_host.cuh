@@ -26,26 +26,9 @@
 #error "include wgmma_kernel.cuh before wgmma_host.cuh"
 #endif
 
+#include "tma_encode.cuh"   /* g_encode, find_encode() */
+
 namespace {
-
-PFN_cuTensorMapEncodeTiled_v12000 g_encode;
-
-/* Find cuTensorMapEncodeTiled in the driver the runtime already loaded. */
-int find_encode(char *msg, size_t len)
-{
-    if (g_encode) return 0;
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &q);
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
-        snprintf(msg, len, "cuTensorMapEncodeTiled not found in the driver: %s",
-                 cudaGetErrorString(e));
-        return 1;
-    }
-    g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    return 0;
-}
 
 /* A 2-D tensor map of elements of type dt, elem_bytes each: `inner` contiguous elements per
  * row, `outer` rows ld elements apart, boxes of box_inner x box_outer. Out-of-bounds elements
