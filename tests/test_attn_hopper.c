@@ -3,14 +3,15 @@
  * tb_variant_make_name() names it from family "attn_hopper" and its parameters (dtype, tile_m
  * 128, tile_n, stages, schedule pingpong|cooperative), the library file named after it; it
  * computes attention only (TB_EXT_OPS), was built against growth 2 (TB_EXT_PROBLEM_SIZE) and
- * for sm_90a; NO point lies in the default folder (the family has not run on a GPU yet: all of
- * it is grid-only). supports() accepts head dims 64 and 128, BHSD and BSHD, causal,
+ * for sm_90a; exactly one point, the default (argv[4]), lies in the default folder (since the
+ * family passed on an H100, sixteenth session), the rest in the grid folder. supports() accepts head dims 64 and 128, BHSD and BSHD, causal,
  * grouped-query, odd lengths, padded row strides that stay multiples of 8; and declines with a
  * reason: head dim 256 (named), other head dims, Q/K/V strides not multiples of 8 elements (TMA),
  * a zero stride along a dimension longer than 1 (TMA), an odd O stride, causal with seq_q >
  * seq_k, other dtypes, a GEMM problem, a growth-1 struct. No GPU needed: supports() is host
  * arithmetic.
- * argv[1] = the number of grid points, argv[2] = the default folder, argv[3] = the grid folder. */
+ * argv[1] = the number of grid points, argv[2] = the default folder, argv[3] = the grid folder,
+ * argv[4] = the default point's name (variants/attn_hopper/CMakeLists.txt, TB_ATTN_HOPPER_DEFAULT). */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "attn_test_util.h"
@@ -24,24 +25,31 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) { printf("usage: test_attn_hopper POINTS DEFAULT_DIR GRID_DIR\n"); return 2; }
+    if (argc != 5) { printf("usage: test_attn_hopper POINTS DEFAULT_DIR GRID_DIR DEFAULT_POINT\n"); return 2; }
     const int want_points = atoi(argv[1]);
     char msg[TB_MSG_LEN], why[256];
     glob_t gl;
     memset(&gl, 0, sizeof gl);
-    int in_default = 0;
+    int in_default = 0, default_found = 0;
+    char want_default[1200];
+    snprintf(want_default, sizeof want_default, "%s/%s.so", argv[2], argv[4]);
     for (int i = 2; i < 4; i++) {
         char pat[1100];
         snprintf(pat, sizeof pat, "%s/attn_hopper_*.so", argv[i]);
         const size_t before = gl.gl_pathc;
         glob(pat, i > 2 ? GLOB_APPEND : 0, NULL, &gl);
-        if (i == 2) in_default = (int)(gl.gl_pathc - before);
+        if (i == 2) {
+            in_default = (int)(gl.gl_pathc - before);
+            for (size_t f = before; f < gl.gl_pathc; f++)
+                default_found |= strcmp(gl.gl_pathv[f], want_default) == 0;
+        }
     }
-    TB_CASE("hop-1.1", "one library per grid point, none in the default folder (not yet run on a GPU)") {
-        printf("  %zu libraries (%d in the default folder), %d points in the grid\n",
-               gl.gl_pathc, in_default, want_points);
+    TB_CASE("hop-1.1", "one library per grid point, the default point alone in the default folder") {
+        printf("  %zu libraries (%d in the default folder, %s %s), %d points in the grid\n",
+               gl.gl_pathc, in_default, argv[4], default_found ? "among them" : "NOT there", want_points);
         TB_CHECK((int)gl.gl_pathc == want_points);
-        TB_CHECK(in_default == 0);
+        TB_CHECK(in_default == 1);
+        TB_CHECK(default_found);
         TB_CHECK(want_points >= 2);
     }
     const tb_variant *vs[64];
