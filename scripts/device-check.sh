@@ -20,7 +20,7 @@
 # sweep, DC_SKIP_SASS=1 the SASS check, DC_SETS=1 adds the square+llm+odd validation sweep and DC_ONLY_SETS=1 runs only that.
 set -u
 cd "$(dirname "$0")/.."
-plan_tests=("gpu_reference gpu_ref_attention gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
+plan_tests=("gpu_reference gpu_ref_attention gpu_attn_rule gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices"
             "gpu_smoke gpu_attention gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts" "gpu_resume")
 if [ "${2:-}" = --plan ] || [ "${1:-}" = --plan ]; then
     sed -n '/^# A device call is limited/,/^# Finer knobs/p' "$0" | sed 's/^# \{0,1\}//'
@@ -46,13 +46,14 @@ nvidia-smi -q -d CLOCK,POWER,PERFORMANCE > "$out/nvidia-smi.txt" 2>&1
 
 # GPU tests: the same scripts and programs CTest runs under the label gpu
 declare -A res
-tests=(gpu_reference gpu_ref_attention gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_attention gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
+tests=(gpu_reference gpu_ref_attention gpu_attn_rule gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust gpu_problems gpu_smoke gpu_resume gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices gpu_attention gpu_fp8 gpu_wgmma_probe gpu_wgmma_fp8_probe gpu_skinny_probe gpu_layouts)
 [ -n "${DC_TESTS:-}" ] && read -r -a tests <<<"$DC_TESTS"
 [ "${DC_ONLY_SETS:-0}" = 1 ] && tests=()
 for t in "${tests[@]}"; do
     s=$(date +%s)
     if [ $t = gpu_reference ]; then "$P/libexec/tilebench/tests/test_reference" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_ref_attention ]; then "$P/libexec/tilebench/tests/test_ref_attention" > "$out/$t.log" 2>&1; rc=$?
+    elif [ $t = gpu_attn_rule ]; then "$P/libexec/tilebench/tests/test_attn_rule_device" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_clock ]; then "$P/libexec/tilebench/tests/test_clock" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_counters ]; then "$P/libexec/tilebench/tests/test_counters" > "$out/$t.log" 2>&1; rc=$?
     elif [ $t = gpu_wgmma_probe ]; then   # as CTest's gpu_wgmma_probe: clusters 2x1 and 1x2, pingpong, stream-K, wgmma_auto (issue 22's odd shapes)

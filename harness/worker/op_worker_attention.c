@@ -4,13 +4,17 @@
  * guard bands), the trial's inputs by kind (odd trials normal, even trials large logits:
  * Q = x + 1, K = x + mu_k, V = x), O and LSE poisoned, the inputs checksummed, the cuBLASLt
  * reference (cross-checked on small shapes by the naive one, held to the rule itself), and the
- * check: guards, inputs, then tb_attn_rule_check on O and LSE gathered into contiguous arrays
- * on the host, its verdict into the tb_val_result the GEMM rule fills.
+ * check: guards, inputs, then the attention rule on O and LSE where they lie: the device sums
+ * them (device/tbdev_attn.h, from tb_attn_rule_begin's constants) and tb_attn_rule_finish names
+ * the verdict (until the sixteenth session the host gathered O, LSE, Q and K every trial and ran
+ * tb_attn_rule_check: 96 % of an attention sweep's time), into the tb_val_result the GEMM rule
+ * fills.
  * In tb_val_bufs: a, b, c are Q, K, V (BF16), d is O (BF16), lse the FP32 LSE; d_ref and
  * lse_ref the reference (FP32, contiguous [B][H][Sq][D] and [B][H][Sq]). */
 #include "worker/op_worker.h"
 #include "common/tb.h"
 #include "device/tbdev.h"
+#include "device/tbdev_attn.h"
 #include "reference/ref_attention.h"
 #include "worker/buffers.h"
 #include "worker/rule_attention.h"
@@ -94,6 +98,8 @@ static int alloc(worker *w, char *msg, size_t len)
         { &b->ref_ws, b->ref_ws_bytes, "the reference's workspace" },
         { (void **)&b->cmp_dev, sizeof(tb_cmp_result), "comparison result" },
         { (void **)&b->scratch, 4 * sizeof(unsigned long long), "scratch" },
+        { &b->rule_ws, tbdev_attn_rule_ws_bytes((uint64_t)(a->batch * a->heads)), "the rule's sums" },
+        { (void **)&b->norm_dev, 2 * sizeof(double), "the rule's row norms" },
     };
     int rc = tbw_alloc_table(al, sizeof al / sizeof al[0], msg, len);
     if (rc) return rc;
@@ -130,57 +136,20 @@ static void *to_host(const void *dev, size_t n, size_t esz, cudaStream_t s)
     return h;
 }
 
-/* A strided BF16 tensor [n0][n1][n2][d] (strides st) copied contiguous: a new array (free it). */
-static uint16_t *gather16(const uint16_t *src, const int64_t st[3], int64_t n0, int64_t n1,
-                          int64_t n2, int64_t d)
-{
-    uint16_t *out = malloc((size_t)(n0 * n1 * n2 * d) * 2 + 2);
-    if (!out) return NULL;
-    uint16_t *o = out;
-    for (int64_t i = 0; i < n0; i++)
-        for (int64_t j = 0; j < n1; j++)
-            for (int64_t r = 0; r < n2; r++, o += d)
-                memcpy(o, src + i * st[0] + j * st[1] + r * st[2], (size_t)d * 2);
-    return out;
-}
-
-/* The device tensor of n elements, strided as st, contiguous on the host; NULL on failure. */
-static uint16_t *fetch16(const void *dev, size_t n, const int64_t st[3], int64_t n0, int64_t n1,
-                         int64_t n2, int64_t d, cudaStream_t s)
-{
-    uint16_t *raw = to_host(dev, n, 2, s);
-    if (!raw) return NULL;
-    uint16_t *c = gather16(raw, st, n0, n1, n2, d);
-    free(raw);
-    return c;
-}
-
-/* LSE [B][H][Sq] contiguous from its strided device buffer; NULL on failure. */
-static float *fetch_lse(const tb_attention *a, const void *dev, size_t n, cudaStream_t s)
-{
-    float *raw = to_host(dev, n, 4, s);
-    if (!raw) return NULL;
-    float *out = malloc((size_t)(a->batch * a->heads * a->seq_q) * 4 + 4), *o = out;
-    for (int64_t i = 0; out && i < a->batch; i++)
-        for (int64_t h = 0; h < a->heads; h++, o += a->seq_q)
-            memcpy(o, raw + i * a->lse_stride[0] + h * a->lse_stride[1], (size_t)a->seq_q * 4);
-    free(raw);
-    return out;
-}
-
-/* The rule's S for the inputs now in Q and K (tb_attn_rule_qk_bound). */
+/* The rule's S for the inputs now in Q and K: their largest row norms found on the device,
+ * S = scale * max ||q_i|| * max ||k_j|| (tb_attn_rule_qk_bound_norms). Synchronises. */
 static int qk_bound(worker *w, char *msg, size_t len)
 {
     const tb_attention *a = &w->attn;
-    uint16_t *q = fetch16(w->vb.a, w->vb.na, a->q_stride, a->batch, a->heads, a->seq_q,
-                          a->head_dim, w->s);
-    uint16_t *k = fetch16(w->vb.b, w->vb.nb, a->k_stride, a->batch, a->heads_kv, a->seq_k,
-                          a->head_dim, w->s);
-    int rc = q && k ? tb_attn_rule_qk_bound(a, q, k, &w->vb.qk_bound, msg, len)
-                    : tb_fail(msg, len, TB_ENOMEM, "attention: cannot read Q and K back");
-    free(q);
-    free(k);
-    return rc;
+    tb_val_bufs *b = &w->vb;
+    double n2[2];
+    CU(tbdev_row_norm2_max(b->a, a->q_stride, a->batch, a->heads, a->seq_q, a->head_dim,
+                           b->norm_dev, w->s));
+    CU(tbdev_row_norm2_max(b->b, a->k_stride, a->batch, a->heads_kv, a->seq_k, a->head_dim,
+                           b->norm_dev + 1, w->s));
+    CU(cudaMemcpyAsync(n2, b->norm_dev, sizeof n2, cudaMemcpyDeviceToHost, w->s));
+    CU(cudaStreamSynchronize(w->s));
+    return tb_attn_rule_qk_bound_norms(a, n2[0], n2[1], &b->qk_bound, msg, len);
 }
 
 static uint16_t f32_to_bf16(float f)   /* round to nearest even; NaN stays NaN */
@@ -291,17 +260,43 @@ static int check(worker *w, tb_val_result *out, char *msg, size_t len)
                      "before the launch, %016llx after)", "QKV"[k], b->sum_in[k], sums[k]);
             return TB_OK;
         }
-    size_t no = (size_t)(a->batch * a->heads * a->seq_q * a->head_dim);
-    size_t nl = (size_t)(a->batch * a->heads * a->seq_q);
-    uint16_t *o = fetch16(b->d, b->nd, a->o_stride, a->batch, a->heads, a->seq_q, a->head_dim, w->s);
-    float *lse = fetch_lse(a, b->lse, b->nlse, w->s);
-    float *oref = to_host(b->d_ref, no, 4, w->s), *lref = to_host(b->lse_ref, nl, 4, w->s);
     tb_attn_verdict v;
-    if (!o || !lse || !oref || !lref)
-        rc = tb_fail(msg, len, TB_ENOMEM, "attention: cannot read O, LSE or the reference back");
-    else
-        rc = tb_attn_rule_check(a, oref, lref, o, lse, b->qk_bound, &v, msg, len);
-    free(o); free(lse); free(oref); free(lref);
+    rc = tb_attn_rule_begin(a, b->qk_bound, &v, msg, len);
+    if (rc) return rc;
+    CU(tbdev_attn_rule_reset(b->rule_ws, v.heads, w->s));
+    CU(tbdev_attn_rule_o(b->d_ref, (const uint16_t *)b->d, a->o_stride, a->batch, a->heads,
+                         a->seq_q, a->head_dim, v.o_atol, v.o_rtol, b->rule_ws, w->s));
+    CU(tbdev_attn_rule_lse(b->lse_ref, (const float *)b->lse, a->lse_stride, a->batch, a->heads,
+                           a->seq_q, v.lse_atol, v.lse_rtol, b->rule_ws, w->s));
+    double *h_err = malloc(v.heads * sizeof(double) + 8), *h_ref = malloc(v.heads * sizeof(double) + 8);
+    uint32_t *h_flags = malloc(v.heads * sizeof(uint32_t) + 4);
+    tbdev_attn_sums sm;
+    if (!h_err || !h_ref || !h_flags) {
+        rc = tb_fail(msg, len, TB_ENOMEM, "attention: no room for %llu heads' sums",
+                     (unsigned long long)v.heads);
+    } else {
+        cudaError_t e = (cudaError_t)tbdev_attn_rule_read(b->rule_ws, v.heads, &sm, h_err, h_ref,
+                                                          h_flags, w->s);
+        if (e != cudaSuccess) {
+            rc = tb_fail(msg, len, TB_ECUDA, "the attention rule's sums: %s", cudaGetErrorString(e));
+        } else {
+            v.n_bad = sm.n_bad;
+            v.n_nonfinite = sm.n_nonfinite;
+            v.first_bad = sm.first_bad;
+            v.first_nonfinite = sm.first_nonfinite;
+            v.max_abs_err = sm.max_abs_err;
+            v.max_ratio = sm.max_ratio;
+            v.lse_bad = sm.lse_bad;
+            v.lse_nonfinite = sm.lse_nonfinite;
+            v.lse_first_bad = sm.lse_first_bad;
+            v.lse_first_nonfinite = sm.lse_first_nonfinite;
+            v.lse_max_abs_err = sm.lse_max_abs_err;
+            v.lse_max_ratio = sm.lse_max_ratio;
+            rc = tb_attn_rule_finish(a, sm.ref_first, sm.lse_ref_first, h_err, h_ref, h_flags, &v,
+                                     msg, len);
+        }
+    }
+    free(h_err); free(h_ref); free(h_flags);
     if (rc) return rc;
     out->n_bad = v.n_bad + v.lse_bad;
     out->n_nonfinite = v.n_nonfinite + v.lse_nonfinite;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NONE (~(uint64_t)0)
+#define NONE TB_ATTN_NONE
 
 tb_attn_trial_kind tb_attn_trial_kind_of(int t)
 {
@@ -57,7 +57,8 @@ static int shape_ok(const tb_attention *a, char *msg, size_t len)
 }
 
 /* The largest ||row||_2 among n rows of d BF16 elements. */
-static double max_row_norm(const uint16_t *x, uint64_t n, uint64_t d)
+/* the largest squared L2 norm over n rows of d BF16 elements */
+static double max_row_norm2(const uint16_t *x, uint64_t n, uint64_t d)
 {
     double best = 0;
     for (uint64_t r = 0; r < n; r++) {
@@ -68,7 +69,18 @@ static double max_row_norm(const uint16_t *x, uint64_t n, uint64_t d)
         }
         if (s > best) best = s;
     }
-    return sqrt(best);
+    return best;
+}
+
+int tb_attn_rule_qk_bound_norms(const tb_attention *a, double q2, double k2, double *s,
+                                char *msg, size_t len)
+{
+    int rc = shape_ok(a, msg, len);
+    if (rc) return rc;
+    if (!s) return tb_fail(msg, len, TB_EUSAGE, "attention rule: no bound to fill");
+    *s = a->scale * sqrt(q2) * sqrt(k2);
+    if (!isfinite(*s)) return tb_fail(msg, len, TB_EUSAGE, "attention rule: Q or K not finite");
+    return TB_OK;
 }
 
 int tb_attn_rule_qk_bound(const tb_attention *a, const uint16_t *q, const uint16_t *k,
@@ -78,11 +90,9 @@ int tb_attn_rule_qk_bound(const tb_attention *a, const uint16_t *q, const uint16
     if (rc) return rc;
     if (!q || !k || !s) return tb_fail(msg, len, TB_EUSAGE, "attention rule: no Q or K");
     const uint64_t d = (uint64_t)a->head_dim;
-    double nq = max_row_norm(q, (uint64_t)(a->batch * a->heads * a->seq_q), d);
-    double nk = max_row_norm(k, (uint64_t)(a->batch * a->heads_kv * a->seq_k), d);
-    *s = a->scale * nq * nk;
-    if (!isfinite(*s)) return tb_fail(msg, len, TB_EUSAGE, "attention rule: Q or K not finite");
-    return TB_OK;
+    return tb_attn_rule_qk_bound_norms(a, max_row_norm2(q, (uint64_t)(a->batch * a->heads * a->seq_q), d),
+                                       max_row_norm2(k, (uint64_t)(a->batch * a->heads_kv * a->seq_k), d),
+                                       s, msg, len);
 }
 
 /* (batch, head, row, col) of index x of O (cols = D) or of LSE (cols = 1) */
@@ -96,7 +106,44 @@ static void coords(const tb_attention *a, uint64_t x, uint64_t cols, long long c
     c[0] = (long long)(x / (uint64_t)a->heads);
 }
 
-/* O: elementwise and per head. TB_EINTERNAL on a non-finite reference. */
+/* TB_EINTERNAL naming element x of the reference O (cols = D) or LSE (cols = 1). */
+static int ref_not_finite(const tb_attention *a, uint64_t x, int is_lse, char *msg, size_t len)
+{
+    long long at[4];
+    if (!is_lse) {
+        coords(a, x, (uint64_t)a->head_dim, at);
+        return tb_fail(msg, len, TB_EINTERNAL, "attention rule: the reference O is not finite at "
+                       "batch %lld head %lld row %lld col %lld", at[0], at[1], at[2], at[3]);
+    }
+    coords(a, x, 1, at);
+    return tb_fail(msg, len, TB_EINTERNAL, "attention rule: the reference LSE is not finite at "
+                   "batch %lld head %lld row %lld", at[0], at[1], at[2]);
+}
+
+/* One (batch, head) h of O done: its squared error and reference sums over its finite
+ * elements, flags (bit 0 a bad element, bit 1 a non-finite one), into the per-head figures. */
+static void head_fold(tb_attn_verdict *v, uint64_t h, double h_err, double h_ref, unsigned flags,
+                      double *sum_err, double *sum_ref)
+{
+    v->heads_with_bad += (uint64_t)((flags & 1u) != 0);
+    *sum_err += h_err;
+    *sum_ref += h_ref;
+    if (flags & 2u) return;   /* its norm means nothing; the nonfinite rule names it */
+    const double rel = h_ref > 0 ? sqrt(h_err / h_ref) : (h_err > 0 ? INFINITY : 0);
+    if (rel > v->head_max_rel) v->head_max_rel = rel;
+    if (rel > v->head_rtol) {
+        v->heads_norm_bad++;
+        if (v->first_head_bad == NONE) v->first_head_bad = h;
+    }
+}
+
+static void heads_done(tb_attn_verdict *v, double sum_err, double sum_ref)
+{
+    v->head_max_ratio = v->head_max_rel / v->head_rtol;
+    v->rel_fro_err = sum_ref > 0 ? sqrt(sum_err / sum_ref) : NAN;
+}
+
+/* O: elementwise and per head, on the host. TB_EINTERNAL on a non-finite reference. */
 static int check_o(const tb_attention *a, const float *o_ref, const uint16_t *o,
                    tb_attn_verdict *v, char *msg, size_t len)
 {
@@ -104,19 +151,13 @@ static int check_o(const tb_attention *a, const float *o_ref, const uint16_t *o,
     double sum_err = 0, sum_ref = 0;
     for (uint64_t h = 0; h < v->heads; h++) {
         double h_err = 0, h_ref = 0;
-        int h_bad = 0, h_nonfinite = 0;
+        unsigned flags = 0;
         for (uint64_t i = 0; i < Sq; i++) {
             const uint64_t base = (h * Sq + i) * D;
             double ss = 0;
             for (uint64_t c = 0; c < D; c++) {
                 double r = o_ref[base + c];
-                if (!isfinite(r)) {
-                    long long at[4];
-                    coords(a, base + c, D, at);
-                    return tb_fail(msg, len, TB_EINTERNAL, "attention rule: the reference O is "
-                                   "not finite at batch %lld head %lld row %lld col %lld", at[0],
-                                   at[1], at[2], at[3]);
-                }
+                if (!isfinite(r)) return ref_not_finite(a, base + c, 0, msg, len);
                 ss += r * r;
             }
             const double atol = ss > 0 ? v->o_atol * sqrt(ss / (double)D) : 0x1p-24;
@@ -128,7 +169,7 @@ static int check_o(const tb_attention *a, const float *o_ref, const uint16_t *o,
                     v->n_bad++;
                     if (v->first_nonfinite == NONE) v->first_nonfinite = x;
                     if (v->first_bad == NONE) v->first_bad = x;
-                    h_bad = h_nonfinite = 1;
+                    flags |= 3u;
                     continue;
                 }
                 const double e = fabs(d - r), tol = atol + v->o_rtol * fabs(r);
@@ -137,25 +178,15 @@ static int check_o(const tb_attention *a, const float *o_ref, const uint16_t *o,
                 if (e > tol) {
                     v->n_bad++;
                     if (v->first_bad == NONE) v->first_bad = x;
-                    h_bad = 1;
+                    flags |= 1u;
                 }
                 h_err += e * e;
                 h_ref += r * r;
             }
         }
-        v->heads_with_bad += (uint64_t)h_bad;
-        sum_err += h_err;
-        sum_ref += h_ref;
-        if (h_nonfinite) continue;   /* its norm means nothing; the nonfinite rule names it */
-        const double rel = h_ref > 0 ? sqrt(h_err / h_ref) : (h_err > 0 ? INFINITY : 0);
-        if (rel > v->head_max_rel) v->head_max_rel = rel;
-        if (rel > v->head_rtol) {
-            v->heads_norm_bad++;
-            if (v->first_head_bad == NONE) v->first_head_bad = h;
-        }
+        head_fold(v, h, h_err, h_ref, flags, &sum_err, &sum_ref);
     }
-    v->head_max_ratio = v->head_max_rel / v->head_rtol;
-    v->rel_fro_err = sum_ref > 0 ? sqrt(sum_err / sum_ref) : NAN;
+    heads_done(v, sum_err, sum_ref);
     return TB_OK;
 }
 
@@ -164,12 +195,7 @@ static int check_lse(const tb_attention *a, const float *lse_ref, const float *l
 {
     for (uint64_t x = 0; x < v->lse_n; x++) {
         const double r = lse_ref[x], d = lse[x];
-        if (!isfinite(r)) {
-            long long at[4];
-            coords(a, x, 1, at);
-            return tb_fail(msg, len, TB_EINTERNAL, "attention rule: the reference LSE is not "
-                           "finite at batch %lld head %lld row %lld", at[0], at[1], at[2]);
-        }
+        if (!isfinite(r)) return ref_not_finite(a, x, 1, msg, len);
         if (!isfinite(d)) {
             v->lse_nonfinite++;
             v->lse_bad++;
@@ -236,16 +262,13 @@ static void name_verdict(const tb_attention *a, tb_attn_verdict *v)
     }
 }
 
-int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *lse_ref,
-                       const uint16_t *o, const float *lse, double qk_bound,
-                       tb_attn_verdict *out, char *msg, size_t len)
+int tb_attn_rule_begin(const tb_attention *a, double qk_bound, tb_attn_verdict *out,
+                       char *msg, size_t len)
 {
     if (!out) return tb_fail(msg, len, TB_EUSAGE, "attention rule: no verdict");
     memset(out, 0, sizeof *out);
     int rc = shape_ok(a, msg, len);
     if (rc) return rc;
-    if (!o_ref || !lse_ref || !o || !lse)
-        return tb_fail(msg, len, TB_EUSAGE, "attention rule: missing O, LSE or their reference");
     if (!(qk_bound >= 0) || !isfinite(qk_bound))
         return tb_fail(msg, len, TB_EUSAGE, "attention rule: bound on the scores %g", qk_bound);
     tb_attn_verdict *v = out;
@@ -259,10 +282,37 @@ int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *l
     v->head_rtol = TB_ATTN_HEAD_RTOL;
     v->lse_atol = TB_ATTN_LSE_ATOL + 0x1p-23 * (double)a->head_dim * qk_bound;
     v->lse_rtol = TB_ATTN_LSE_RTOL;
-    rc = check_o(a, o_ref, o, v, msg, len);
+    return TB_OK;
+}
+
+int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *lse_ref,
+                       const uint16_t *o, const float *lse, double qk_bound,
+                       tb_attn_verdict *out, char *msg, size_t len)
+{
+    int rc = tb_attn_rule_begin(a, qk_bound, out, msg, len);
     if (rc) return rc;
-    rc = check_lse(a, lse_ref, lse, v, msg, len);
+    if (!o_ref || !lse_ref || !o || !lse)
+        return tb_fail(msg, len, TB_EUSAGE, "attention rule: missing O, LSE or their reference");
+    rc = check_o(a, o_ref, o, out, msg, len);
     if (rc) return rc;
+    rc = check_lse(a, lse_ref, lse, out, msg, len);
+    if (rc) return rc;
+    name_verdict(a, out);
+    return TB_OK;
+}
+
+int tb_attn_rule_finish(const tb_attention *a, uint64_t ref_first, uint64_t lse_ref_first,
+                        const double *h_err, const double *h_ref, const uint32_t *h_flags,
+                        tb_attn_verdict *v, char *msg, size_t len)
+{
+    if (!a || !v || !h_err || !h_ref || !h_flags)
+        return tb_fail(msg, len, TB_EUSAGE, "attention rule: missing per-head sums");
+    if (ref_first != NONE) return ref_not_finite(a, ref_first, 0, msg, len);
+    if (lse_ref_first != NONE) return ref_not_finite(a, lse_ref_first, 1, msg, len);
+    double sum_err = 0, sum_ref = 0;
+    for (uint64_t h = 0; h < v->heads; h++)
+        head_fold(v, h, h_err[h], h_ref[h], h_flags[h], &sum_err, &sum_ref);
+    heads_done(v, sum_err, sum_ref);
     name_verdict(a, v);
     return TB_OK;
 }

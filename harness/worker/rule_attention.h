@@ -79,6 +79,11 @@ typedef struct tb_attn_verdict {
 int tb_attn_rule_qk_bound(const tb_attention *a, const uint16_t *q, const uint16_t *k,
                           double *s, char *msg, size_t len);
 
+/* The same S from the largest squared row norms of Q and K, found elsewhere (the device:
+ * tbdev_row_norm2_max): scale * sqrt(q2) * sqrt(k2). TB_EUSAGE when not finite. */
+int tb_attn_rule_qk_bound_norms(const tb_attention *a, double q2, double k2, double *s,
+                                char *msg, size_t len);
+
 /* The rule. o_ref [B][H][Sq][D] and lse_ref [B][H][Sq]: the reference, FP32 (computed in FP32
  * or better); o: the variant's O as BF16 bits and lse its LSE, contiguous in the same shapes;
  * qk_bound: S above. Fills out (every count, whichever rule fails first) and returns TB_OK,
@@ -87,4 +92,22 @@ int tb_attn_rule_qk_bound(const tb_attention *a, const uint16_t *q, const uint16
 int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *lse_ref,
                        const uint16_t *o, const float *lse, double qk_bound,
                        tb_attn_verdict *out, char *msg, size_t len);
+
+/* The same rule in two halves around sums made where the data lies (device/tbdev_attn.h; the
+ * worker's check): tb_attn_rule_begin clears out and sets its sizes, constants (lse_atol from
+ * qk_bound, as above) and "none" markers (TB_ATTN_NONE), with tb_attn_rule_check's refusals;
+ * the caller then fills O's and LSE's counts, first indices and maxima (n_bad ... max_ratio,
+ * lse_bad ... lse_max_ratio) by the definitions above, from the constants begin set;
+ * tb_attn_rule_finish takes, per (batch, head), the squared error and reference sums over its
+ * finite elements and flags (bit 0: a bad element, bit 1: a non-finite one), computes the
+ * per-head figures and names the verdict exactly as tb_attn_rule_check does. ref_first and
+ * lse_ref_first: the first non-finite element of the reference O / LSE (TB_ATTN_NONE when
+ * none), TB_EINTERNAL naming it as tb_attn_rule_check would. tb_attn_rule_check is begin, the
+ * host walk, finish. */
+#define TB_ATTN_NONE (~(uint64_t)0)
+int tb_attn_rule_begin(const tb_attention *a, double qk_bound, tb_attn_verdict *out,
+                       char *msg, size_t len);
+int tb_attn_rule_finish(const tb_attention *a, uint64_t ref_first, uint64_t lse_ref_first,
+                        const double *h_err, const double *h_ref, const uint32_t *h_flags,
+                        tb_attn_verdict *v, char *msg, size_t len);
 #endif

@@ -51,6 +51,8 @@ typedef struct tb_val_bufs {
     void   *ref_ws;               /* the cuBLASLt attention reference's workspace */
     size_t  ref_ws_bytes;
     double  qk_bound;             /* the rule's S for the inputs prepare drew */
+    void   *rule_ws;              /* the attention rule's sums on the device (device/tbdev_attn.h) */
+    double *norm_dev;             /* two device doubles: Q's and K's largest squared row norms */
 } tb_val_bufs;
 
 typedef struct tb_val_result {
