@@ -5,17 +5,19 @@
  *
  *   rdev-0    host only: tb_attn_rule_begin + tb_attn_rule_finish with the host walk's own
  *             sums give tb_attn_rule_check's verdict (the two halves are the rule).
- *   rdev-1.x  per shape (head dims 40, 64, 128 and 256; O and LSE with padded strides whose
+ *   rdev-1.x  per shape (head dims 40, 64, 128 and 256, BHSD and BSHD; O and LSE with padded strides whose
  *             padding holds NaN, so a read outside the tensor is a non-finite element), a
  *             reference drawn on the host and O = the reference rounded to BF16, then:
- *             clean; a few elements past their allowance; a NaN and an Inf in O; every element
+ *             clean; a few elements past their allowance; a NaN and an Inf in O; a NaN in a head
+ *             whose other elements are far off (its norm must not count); every element
  *             of one head 0.7 of its allowance off (passes elementwise, fails the head norm);
  *             LSE past its allowance; a NaN in LSE; a non-finite reference element (both
  *             TB_EINTERNAL, the same message). For each: the same return code, verdict, rule
  *             and reason, every count and first index equal, the maxima within 1e-12 and the
  *             norms within 1e-9 relative (the device sums in another order).
  *   rdev-2    the largest row norm of a strided Q and K (padding NaN): the device's against
- *             the host's, 1e-12 relative, so the two bounds on the scores agree.
+ *             the host's, 1e-12 relative, so the two bounds on the scores agree; with a NaN in
+ *             Q both refuse (TB_EUSAGE).
  * It prints the device check's time beside the host's on the largest shape (information, not
  * asserted).
  */
@@ -60,7 +62,8 @@ static double now()
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static tb_attention problem(int64_t B, int64_t H, int64_t Sq, int64_t D, int64_t pad)
+/* BHSD (bshd 0) or BSHD (1) strides, each row padded by pad elements */
+static tb_attention problem(int64_t B, int64_t H, int64_t Sq, int64_t D, int64_t pad, int bshd = 0)
 {
     tb_attention a;
     memset(&a, 0, sizeof a);
@@ -68,9 +71,13 @@ static tb_attention problem(int64_t B, int64_t H, int64_t Sq, int64_t D, int64_t
     a.scale = 1.0 / sqrt((double)D);
     a.q_type = a.k_type = a.v_type = a.o_type = TB_DTYPE_BF16;
     a.acc_type = a.lse_type = TB_DTYPE_F32;
-    const int64_t row = D + pad;                      /* BHSD with padded rows */
-    a.o_stride[2] = row; a.o_stride[1] = Sq * row; a.o_stride[0] = H * Sq * row;
-    a.q_stride[2] = row; a.q_stride[1] = Sq * row; a.q_stride[0] = H * Sq * row;
+    const int64_t row = D + pad;
+    if (bshd) {   /* [B][S][H][D]: a head's rows H rows apart */
+        a.o_stride[2] = H * row; a.o_stride[1] = row; a.o_stride[0] = Sq * H * row;
+    } else {
+        a.o_stride[2] = row; a.o_stride[1] = Sq * row; a.o_stride[0] = H * Sq * row;
+    }
+    memcpy(a.q_stride, a.o_stride, sizeof a.o_stride);
     memcpy(a.k_stride, a.q_stride, sizeof a.q_stride);
     memcpy(a.v_stride, a.q_stride, sizeof a.q_stride);
     a.lse_stride[1] = Sq + pad; a.lse_stride[0] = H * (Sq + pad);
@@ -131,12 +138,11 @@ static void compare(const char *what, const tb_attention &a, const Data &d, doub
                                     vd.lse_rtol, ws, 0);
     if (!e) e = tbdev_attn_rule_read(ws, heads, &sm, he.data(), hr.data(), hf.data(), 0);
     TB_CHECK(e == 0);
-    vd.n_bad = sm.n_bad; vd.n_nonfinite = sm.n_nonfinite; vd.first_bad = sm.first_bad;
-    vd.first_nonfinite = sm.first_nonfinite; vd.max_abs_err = sm.max_abs_err; vd.max_ratio = sm.max_ratio;
-    vd.lse_bad = sm.lse_bad; vd.lse_nonfinite = sm.lse_nonfinite; vd.lse_first_bad = sm.lse_first_bad;
-    vd.lse_first_nonfinite = sm.lse_first_nonfinite; vd.lse_max_abs_err = sm.lse_max_abs_err;
-    vd.lse_max_ratio = sm.lse_max_ratio;
-    rd = tb_attn_rule_finish(&a, sm.ref_first, sm.lse_ref_first, he.data(), hr.data(), hf.data(), &vd,
+    tb_attn_rule_take(&vd, 0, sm.o.n_bad, sm.o.n_nonfinite, sm.o.first_bad, sm.o.first_nonfinite,
+                      sm.o.max_abs_err, sm.o.max_ratio);
+    tb_attn_rule_take(&vd, 1, sm.lse.n_bad, sm.lse.n_nonfinite, sm.lse.first_bad,
+                      sm.lse.first_nonfinite, sm.lse.max_abs_err, sm.lse.max_ratio);
+    rd = tb_attn_rule_finish(&a, sm.o.ref_first, sm.lse.ref_first, he.data(), hr.data(), hf.data(), &vd,
                              md, sizeof md);
     double t2 = now();
     if (t_host) *t_host = t1 - t0;
@@ -150,7 +156,7 @@ static void compare(const char *what, const tb_attention &a, const Data &d, doub
     } else {
         const double rel = 1e-12, nrel = 1e-9;
 #define SAME(f) TB_CHECK(vh.f == vd.f)
-#define NEAR(f, r) TB_CHECK(fabs(vh.f - vd.f) <= (r) * fabs(vh.f) || (isnan(vh.f) && isnan(vd.f)))
+#define NEAR(f, r) TB_CHECK(vh.f == vd.f || fabs(vh.f - vd.f) <= (r) * fabs(vh.f) || (isnan(vh.f) && isnan(vd.f)))
         SAME(passed); SAME(n); SAME(n_bad); SAME(n_nonfinite); SAME(first_bad); SAME(first_nonfinite);
         SAME(heads); SAME(heads_with_bad); SAME(heads_norm_bad); SAME(first_head_bad);
         SAME(lse_n); SAME(lse_bad); SAME(lse_nonfinite); SAME(lse_first_bad); SAME(lse_first_nonfinite);
@@ -207,9 +213,10 @@ int main()
         TB_CHECK(tb_attn_rule_begin(&a, 1.0, &v2, m, sizeof m) == TB_OK);
         /* the walk's counts from v1 (none elementwise: 0.7 of the allowance and BF16's rounding
          * of o, at most a quarter of rtol |r|, stay inside it) and the heads' sums */
-        v2.n_bad = v1.n_bad; v2.first_bad = v1.first_bad; v2.max_abs_err = v1.max_abs_err;
-        v2.max_ratio = v1.max_ratio; v2.lse_bad = v1.lse_bad; v2.lse_first_bad = v1.lse_first_bad;
-        v2.lse_max_abs_err = v1.lse_max_abs_err; v2.lse_max_ratio = v1.lse_max_ratio;
+        tb_attn_rule_take(&v2, 0, v1.n_bad, v1.n_nonfinite, v1.first_bad, v1.first_nonfinite,
+                          v1.max_abs_err, v1.max_ratio);
+        tb_attn_rule_take(&v2, 1, v1.lse_bad, v1.lse_nonfinite, v1.lse_first_bad,
+                          v1.lse_first_nonfinite, v1.lse_max_abs_err, v1.lse_max_ratio);
         double he[3] = { 0, 0, 0 }, hr[3] = { 0, 0, 0 };
         uint32_t hf[3] = { 0, 0, 0 };
         for (uint64_t x = 0; x < d.o.size(); x++) {
@@ -233,20 +240,20 @@ int main()
         return tb_test_failed_ ? 1 : 77;
     }
 
-    struct { int64_t B, H, Sq, D, pad; } shapes[] = {
-        { 1, 2, 37, 40, 8 }, { 2, 3, 64, 64, 0 }, { 1, 4, 129, 128, 16 }, { 2, 2, 33, 256, 8 },
-        { 1, 16, 4096, 128, 0 },
+    struct { int64_t B, H, Sq, D, pad; int bshd; } shapes[] = {
+        { 1, 2, 37, 40, 8, 0 }, { 2, 3, 64, 64, 0, 0 }, { 1, 4, 129, 128, 16, 0 }, { 2, 2, 33, 256, 8, 0 },
+        { 2, 3, 50, 128, 8, 1 }, { 1, 16, 4096, 128, 0, 0 },
     };
     int sid = 0;
     for (auto &s : shapes) {
         sid++;
         char cid[32], what[160];
         snprintf(cid, sizeof cid, "rdev-1.%d", sid);
-        snprintf(what, sizeof what, "B %lld H %lld Sq %lld D %lld, strides padded by %lld: device "
-                 "sums against the host rule", (long long)s.B, (long long)s.H, (long long)s.Sq,
-                 (long long)s.D, (long long)s.pad);
+        snprintf(what, sizeof what, "B %lld H %lld Sq %lld D %lld %s, strides padded by %lld: "
+                 "device sums against the host rule", (long long)s.B, (long long)s.H,
+                 (long long)s.Sq, (long long)s.D, s.bshd ? "BSHD" : "BHSD", (long long)s.pad);
         TB_CASE(cid, what) {
-            const tb_attention a = problem(s.B, s.H, s.Sq, s.D, s.pad);
+            const tb_attention a = problem(s.B, s.H, s.Sq, s.D, s.pad, s.bshd);
             const Data d0 = draw(a);
             const uint64_t no = d0.o.size(), nl = d0.lse.size();
             double th = 0, td = 0;
@@ -264,6 +271,11 @@ int main()
             d.o[no / 3] = 0x7FC1u;
             d.o[no - 1] = 0x7F80u;   /* +Inf */
             compare("a NaN and an Inf in O", a, d, 3.0, NULL, NULL);
+            d = d0;   /* head 0: a NaN and every other element far off (its norm must not count) */
+            for (uint64_t x = 0; x < (uint64_t)(a.seq_q * a.head_dim); x++)
+                d.o[x] = f2bf((float)(d.oref[x] + 10 * allowance(a, d, x)));
+            d.o[1] = 0x7FC1u;
+            compare("a NaN in a head far off", a, d, 3.0, NULL, NULL);
             d = d0;
             const uint64_t hsz = (uint64_t)(a.seq_q * a.head_dim), h = (uint64_t)(a.batch * a.heads) - 1;
             for (uint64_t x = h * hsz; x < (h + 1) * hsz; x++)
@@ -314,6 +326,16 @@ int main()
         TB_CHECK(tb_attn_rule_qk_bound_norms(&a, n2[0], n2[1], &sd, m, sizeof m) == TB_OK);
         printf("  S host %.17g device %.17g\n", sh, sd);
         TB_CHECK(sh > 0 && fabs(sh - sd) <= 1e-12 * sh);
+        /* a NaN in Q: no bound either way (the host once skipped such a row) */
+        q[5 * D + 3] = 0x7FC1u;
+        qs[(size_t)a.q_stride[2] * 5 + 3] = 0x7FC1u;   /* row 5 of batch 0, head 0 */
+        cudaMemcpy(dq, qs.data(), span * 2, cudaMemcpyHostToDevice);
+        TB_CHECK(tbdev_row_norm2_max(dq, a.q_stride, a.batch, a.heads, a.seq_q, a.head_dim, dn, 0) == 0);
+        TB_CHECK(cudaMemcpy(n2, dn, sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+        const int rh = tb_attn_rule_qk_bound(&a, q.data(), k.data(), &sh, m, sizeof m);
+        const int rd = tb_attn_rule_qk_bound_norms(&a, n2[0], n2[1], &sd, m, sizeof m);
+        printf("  a NaN in Q: host rc %d, device rc %d (%s)\n", rh, rd, m);
+        TB_CHECK(rh == TB_EUSAGE && rd == TB_EUSAGE);
         cudaFree(dq); cudaFree(dk); cudaFree(dn);
     }
     return tb_test_done();

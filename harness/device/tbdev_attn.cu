@@ -3,7 +3,10 @@
  * per row; each warp reduces its lanes with shuffles and adds its share to the workspace with
  * one set of atomics. Arithmetic in double, as rule_attention.c's; only the order of the sums
  * differs (a tree over lanes instead of a running sum), which moves an allowance by a few
- * units in the 16th digit. */
+ * units in the 16th digit, and the largest error / allowance is found by comparing products
+ * (e1 tol2 > e2 tol1) and divided once, so two ratios within a rounding of each other may
+ * swap (the value differs by an ulp). Without a division in the loops no kernel spills
+ * (ptxas -v, sm_90: 12-78 registers, 0 bytes of stack). */
 #include "tbdev_attn.h"
 
 #include <cuda_runtime.h>
@@ -68,16 +71,65 @@ __device__ inline void atomic_max_pos(double *p, double v)
     if (v > 0) atomicMax((unsigned long long *)p, (unsigned long long)__double_as_longlong(v));
 }
 
+/* One thread's (then one warp's) share of a tensor's figures. */
+struct part {
+    unsigned long long n_bad = 0, n_nf = 0, first_bad = TBDEV_ATTN_NONE, first_nf = TBDEV_ATTN_NONE,
+                       ref_first = TBDEV_ATTN_NONE;
+    double max_e = 0, max_r = 0;
+    double re = 0, rt = 1;   /* the element of largest e / tol so far: its e and tol */
+
+    __device__ void ref_bad(unsigned long long x) { if (x < ref_first) ref_first = x; }
+    __device__ void nonfinite(unsigned long long x)
+    {
+        n_nf++;
+        n_bad++;
+        if (x < first_nf) first_nf = x;
+        if (x < first_bad) first_bad = x;
+    }
+    /* a finite element x off by e against its allowance tol; true when it is bad */
+    __device__ bool off(unsigned long long x, double e, double tol)
+    {
+        max_e = fmax(max_e, e);
+        if (e * rt > re * tol) {   /* e / tol > re / rt, compared without dividing */
+            re = e;
+            rt = tol;
+        }
+        if (!(e > tol)) return false;
+        n_bad++;
+        if (x < first_bad) first_bad = x;
+        return true;
+    }
+    /* the warp's lanes reduced, lane 0 adding them to dst (every lane must call this) */
+    __device__ void flush(tbdev_attn_part *dst)
+    {
+        n_bad = warp_sum_u(n_bad);
+        n_nf = warp_sum_u(n_nf);
+        first_bad = warp_min(first_bad);
+        first_nf = warp_min(first_nf);
+        ref_first = warp_min(ref_first);
+        max_e = warp_max(max_e);
+        max_r = warp_max(re / rt);   /* one division a lane, the largest ratio's own */
+        if ((threadIdx.x & 31) != 0) return;
+        if (n_bad) atomicAdd(&dst->n_bad, n_bad);
+        if (n_nf) atomicAdd(&dst->n_nonfinite, n_nf);
+        if (first_bad != TBDEV_ATTN_NONE) atomicMin(&dst->first_bad, first_bad);
+        if (first_nf != TBDEV_ATTN_NONE) atomicMin(&dst->first_nonfinite, first_nf);
+        if (ref_first != TBDEV_ATTN_NONE) atomicMin(&dst->ref_first, ref_first);
+        atomic_max_pos(&dst->max_abs_err, max_e);
+        atomic_max_pos(&dst->max_ratio, max_r);
+    }
+};
+
 __global__ void reset_kernel(ws_layout l, uint64_t heads)
 {
-    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i == 0) {
-        tbdev_attn_sums z = {};
+    const uint64_t i0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i0 == 0) {
+        tbdev_attn_part z = {};
         z.first_bad = z.first_nonfinite = z.ref_first = TBDEV_ATTN_NONE;
-        z.lse_first_bad = z.lse_first_nonfinite = z.lse_ref_first = TBDEV_ATTN_NONE;
-        *l.sums = z;
+        l.sums->o = z;
+        l.sums->lse = z;
     }
-    if (i < heads) {
+    for (uint64_t i = i0; i < heads; i += (uint64_t)gridDim.x * blockDim.x) {   /* the grid is capped */
         l.h_err[i] = 0;
         l.h_ref[i] = 0;
         l.h_flags[i] = 0;
@@ -101,9 +153,8 @@ __global__ void __launch_bounds__(RULE_THREADS) o_kernel(const float *__restrict
         const int64_t b = (int64_t)(head / (uint64_t)H), h = (int64_t)(head % (uint64_t)H);
         const int64_t i0 = (int64_t)(t % runs) * ROWS_PER_WARP;
         const int64_t i1 = i0 + ROWS_PER_WARP < Sq ? i0 + ROWS_PER_WARP : Sq;
-        unsigned long long n_bad = 0, n_nf = 0, first_bad = TBDEV_ATTN_NONE,
-                           first_nf = TBDEV_ATTN_NONE, ref_first = TBDEV_ATTN_NONE;
-        double max_e = 0, max_r = 0, h_err = 0, h_ref = 0;
+        part p;
+        double h_err = 0, h_ref = 0;
         for (int64_t i = i0; i < i1; i++) {
             const uint64_t base = ((uint64_t)head * (uint64_t)Sq + (uint64_t)i) * (uint64_t)D;
             const float *r_row = ref + base;
@@ -111,7 +162,7 @@ __global__ void __launch_bounds__(RULE_THREADS) o_kernel(const float *__restrict
             double ss = 0;
             for (int64_t c = lane; c < D; c += 32) {
                 const double r = r_row[c];
-                if (!isfinite(r) && base + (uint64_t)c < ref_first) ref_first = base + (uint64_t)c;
+                if (!isfinite(r)) p.ref_bad(base + (uint64_t)c);
                 ss += r * r;
             }
             ss = warp_sum(ss);
@@ -120,44 +171,23 @@ __global__ void __launch_bounds__(RULE_THREADS) o_kernel(const float *__restrict
                 const uint64_t x = base + (uint64_t)c;
                 const double r = r_row[c], d = bf16_bits_to_f32(o_row[c]);
                 if (!isfinite(d)) {
-                    n_nf++;
-                    n_bad++;
-                    if (x < first_nf) first_nf = x;
-                    if (x < first_bad) first_bad = x;
+                    p.nonfinite(x);
                     continue;
                 }
-                const double e = fabs(d - r), tol = atol + o_rtol * fabs(r);
-                max_e = fmax(max_e, e);
-                if (e > max_r * tol) max_r = fmax(max_r, e / tol);   /* divide only when it may win */
-                if (e > tol) {
-                    n_bad++;
-                    if (x < first_bad) first_bad = x;
-                }
+                const double e = fabs(d - r);
+                p.off(x, e, atol + o_rtol * fabs(r));
                 h_err += e * e;
                 h_ref += r * r;
             }
         }
-        n_bad = warp_sum_u(n_bad);
-        n_nf = warp_sum_u(n_nf);
-        first_bad = warp_min(first_bad);
-        first_nf = warp_min(first_nf);
-        ref_first = warp_min(ref_first);
-        max_e = warp_max(max_e);
-        max_r = warp_max(max_r);
+        const bool bad = warp_sum_u(p.n_bad) != 0, nf = warp_sum_u(p.n_nf) != 0;
+        p.flush(&l.sums->o);
         h_err = warp_sum(h_err);
         h_ref = warp_sum(h_ref);
         if (lane == 0) {
-            tbdev_attn_sums *S = l.sums;
-            if (n_bad) atomicAdd(&S->n_bad, n_bad);
-            if (n_nf) atomicAdd(&S->n_nonfinite, n_nf);
-            if (first_bad != TBDEV_ATTN_NONE) atomicMin(&S->first_bad, first_bad);
-            if (first_nf != TBDEV_ATTN_NONE) atomicMin(&S->first_nonfinite, first_nf);
-            if (ref_first != TBDEV_ATTN_NONE) atomicMin(&S->ref_first, ref_first);
-            atomic_max_pos(&S->max_abs_err, max_e);
-            atomic_max_pos(&S->max_ratio, max_r);
             atomicAdd(&l.h_err[head], h_err);
             atomicAdd(&l.h_ref[head], h_ref);
-            const unsigned f = (n_bad ? 1u : 0u) | (n_nf ? 2u : 0u);
+            const unsigned f = (bad ? 1u : 0u) | (nf ? 2u : 0u);
             if (f) atomicOr(&l.h_flags[head], f);
         }
     }
@@ -169,50 +199,23 @@ __global__ void __launch_bounds__(RULE_THREADS) lse_kernel(const float *__restri
                                                            int64_t Sq, uint64_t n, double atol,
                                                            double rtol, ws_layout l)
 {
-    unsigned long long bad = 0, nf = 0, first_bad = TBDEV_ATTN_NONE, first_nf = TBDEV_ATTN_NONE,
-                       ref_first = TBDEV_ATTN_NONE;
-    double max_e = 0, max_r = 0;
+    part p;
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < n; x += stride) {
         const int64_t i = (int64_t)(x % (uint64_t)Sq), bh = (int64_t)(x / (uint64_t)Sq);
         const int64_t b = bh / H, h = bh % H;
         const double r = ref[x], d = lse[b * ls0 + h * ls1 + i];
         if (!isfinite(r)) {
-            if (x < ref_first) ref_first = x;
+            p.ref_bad(x);
             continue;
         }
         if (!isfinite(d)) {
-            nf++;
-            bad++;
-            if (x < first_nf) first_nf = x;
-            if (x < first_bad) first_bad = x;
+            p.nonfinite(x);
             continue;
         }
-        const double e = fabs(d - r), tol = atol + rtol * fabs(r);
-        max_e = fmax(max_e, e);
-        if (e > max_r * tol) max_r = fmax(max_r, e / tol);
-        if (e > tol) {
-            bad++;
-            if (x < first_bad) first_bad = x;
-        }
+        p.off(x, fabs(d - r), atol + rtol * fabs(r));
     }
-    bad = warp_sum_u(bad);
-    nf = warp_sum_u(nf);
-    first_bad = warp_min(first_bad);
-    first_nf = warp_min(first_nf);
-    ref_first = warp_min(ref_first);
-    max_e = warp_max(max_e);
-    max_r = warp_max(max_r);
-    if ((threadIdx.x & 31) == 0) {
-        tbdev_attn_sums *S = l.sums;
-        if (bad) atomicAdd(&S->lse_bad, bad);
-        if (nf) atomicAdd(&S->lse_nonfinite, nf);
-        if (first_bad != TBDEV_ATTN_NONE) atomicMin(&S->lse_first_bad, first_bad);
-        if (first_nf != TBDEV_ATTN_NONE) atomicMin(&S->lse_first_nonfinite, first_nf);
-        if (ref_first != TBDEV_ATTN_NONE) atomicMin(&S->lse_ref_first, ref_first);
-        atomic_max_pos(&S->lse_max_abs_err, max_e);
-        atomic_max_pos(&S->lse_max_ratio, max_r);
-    }
+    p.flush(&l.sums->lse);
 }
 
 __global__ void __launch_bounds__(RULE_THREADS) row_norm_kernel(const uint16_t *__restrict__ x,

@@ -25,14 +25,18 @@ extern "C" {
 
 #define TBDEV_ATTN_NONE (~(unsigned long long)0)   /* "no such index" */
 
-/* What the kernels reduce to (indices as rule_attention.h's: O [B][H][Sq][D], LSE [B][H][Sq],
- * contiguous numbering whatever the strides). ref_first / lse_ref_first: the first non-finite
- * element of the reference (TBDEV_ATTN_NONE when none). */
-typedef struct tbdev_attn_sums {
+/* What the kernels reduce one tensor to (indices as rule_attention.h's: O [B][H][Sq][D], LSE
+ * [B][H][Sq], contiguous numbering whatever the strides): bad elements (the non-finite ones
+ * included), non-finite ones, the first of each, the first non-finite element of the
+ * reference (TBDEV_ATTN_NONE when none), the largest error and error / allowance over the
+ * finite elements. */
+typedef struct tbdev_attn_part {
     unsigned long long n_bad, n_nonfinite, first_bad, first_nonfinite, ref_first;
     double max_abs_err, max_ratio;
-    unsigned long long lse_bad, lse_nonfinite, lse_first_bad, lse_first_nonfinite, lse_ref_first;
-    double lse_max_abs_err, lse_max_ratio;
+} tbdev_attn_part;
+
+typedef struct tbdev_attn_sums {
+    tbdev_attn_part o, lse;
 } tbdev_attn_sums;
 
 /* Bytes of device workspace the rule needs for `heads` (batch x heads) heads. */

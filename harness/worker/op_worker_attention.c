@@ -280,19 +280,11 @@ static int check(worker *w, tb_val_result *out, char *msg, size_t len)
         if (e != cudaSuccess) {
             rc = tb_fail(msg, len, TB_ECUDA, "the attention rule's sums: %s", cudaGetErrorString(e));
         } else {
-            v.n_bad = sm.n_bad;
-            v.n_nonfinite = sm.n_nonfinite;
-            v.first_bad = sm.first_bad;
-            v.first_nonfinite = sm.first_nonfinite;
-            v.max_abs_err = sm.max_abs_err;
-            v.max_ratio = sm.max_ratio;
-            v.lse_bad = sm.lse_bad;
-            v.lse_nonfinite = sm.lse_nonfinite;
-            v.lse_first_bad = sm.lse_first_bad;
-            v.lse_first_nonfinite = sm.lse_first_nonfinite;
-            v.lse_max_abs_err = sm.lse_max_abs_err;
-            v.lse_max_ratio = sm.lse_max_ratio;
-            rc = tb_attn_rule_finish(a, sm.ref_first, sm.lse_ref_first, h_err, h_ref, h_flags, &v,
+            tb_attn_rule_take(&v, 0, sm.o.n_bad, sm.o.n_nonfinite, sm.o.first_bad,
+                              sm.o.first_nonfinite, sm.o.max_abs_err, sm.o.max_ratio);
+            tb_attn_rule_take(&v, 1, sm.lse.n_bad, sm.lse.n_nonfinite, sm.lse.first_bad,
+                              sm.lse.first_nonfinite, sm.lse.max_abs_err, sm.lse.max_ratio);
+            rc = tb_attn_rule_finish(a, sm.o.ref_first, sm.lse.ref_first, h_err, h_ref, h_flags, &v,
                                      msg, len);
         }
     }

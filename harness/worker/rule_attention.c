@@ -57,7 +57,8 @@ static int shape_ok(const tb_attention *a, char *msg, size_t len)
 }
 
 /* The largest ||row||_2 among n rows of d BF16 elements. */
-/* the largest squared L2 norm over n rows of d BF16 elements */
+/* the largest squared L2 norm over n rows of d BF16 elements; a row holding NaN or Inf makes it
+ * +Inf (so the bound refuses it, as the device's tbdev_row_norm2_max does) */
 static double max_row_norm2(const uint16_t *x, uint64_t n, uint64_t d)
 {
     double best = 0;
@@ -67,6 +68,7 @@ static double max_row_norm2(const uint16_t *x, uint64_t n, uint64_t d)
             double v = bf16_to_f32(x[r * d + c]);
             s += v * v;
         }
+        if (!isfinite(s)) s = INFINITY;
         if (s > best) best = s;
     }
     return best;
@@ -289,16 +291,41 @@ int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *l
                        const uint16_t *o, const float *lse, double qk_bound,
                        tb_attn_verdict *out, char *msg, size_t len)
 {
-    int rc = tb_attn_rule_begin(a, qk_bound, out, msg, len);
-    if (rc) return rc;
+    if (!out) return tb_fail(msg, len, TB_EUSAGE, "attention rule: no verdict");
+    memset(out, 0, sizeof *out);
+    int rc = shape_ok(a, msg, len);   /* the refusals in their order: the problem, the arrays, */
+    if (rc) return rc;                /* then (in begin) the bound */
     if (!o_ref || !lse_ref || !o || !lse)
         return tb_fail(msg, len, TB_EUSAGE, "attention rule: missing O, LSE or their reference");
+    rc = tb_attn_rule_begin(a, qk_bound, out, msg, len);
+    if (rc) return rc;
     rc = check_o(a, o_ref, o, out, msg, len);
     if (rc) return rc;
     rc = check_lse(a, lse_ref, lse, out, msg, len);
     if (rc) return rc;
     name_verdict(a, out);
     return TB_OK;
+}
+
+void tb_attn_rule_take(tb_attn_verdict *v, int lse, uint64_t n_bad, uint64_t n_nonfinite,
+                       uint64_t first_bad, uint64_t first_nonfinite, double max_abs_err,
+                       double max_ratio)
+{
+    if (!lse) {
+        v->n_bad = n_bad;
+        v->n_nonfinite = n_nonfinite;
+        v->first_bad = first_bad;
+        v->first_nonfinite = first_nonfinite;
+        v->max_abs_err = max_abs_err;
+        v->max_ratio = max_ratio;
+    } else {
+        v->lse_bad = n_bad;
+        v->lse_nonfinite = n_nonfinite;
+        v->lse_first_bad = first_bad;
+        v->lse_first_nonfinite = first_nonfinite;
+        v->lse_max_abs_err = max_abs_err;
+        v->lse_max_ratio = max_ratio;
+    }
 }
 
 int tb_attn_rule_finish(const tb_attention *a, uint64_t ref_first, uint64_t lse_ref_first,

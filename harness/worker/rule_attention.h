@@ -75,7 +75,7 @@ typedef struct tb_attn_verdict {
 /* S = scale * max ||q_i|| * max ||k_j|| over the whole problem (each row's D elements, BF16
  * bits, contiguous: q [B][H][Sq][D], k [B][Hkv][Sk][D]): a bound on every |s_ij| and on
  * scale * sum_d |q_id k_jd|, the magnitude FP32 rounds the scores at. TB_EUSAGE on a bad
- * problem or NULL arrays. */
+ * problem, NULL arrays, or a Q or K holding NaN or Inf (no bound then). */
 int tb_attn_rule_qk_bound(const tb_attention *a, const uint16_t *q, const uint16_t *k,
                           double *s, char *msg, size_t len);
 
@@ -107,6 +107,12 @@ int tb_attn_rule_check(const tb_attention *a, const float *o_ref, const float *l
 #define TB_ATTN_NONE (~(uint64_t)0)
 int tb_attn_rule_begin(const tb_attention *a, double qk_bound, tb_attn_verdict *out,
                        char *msg, size_t len);
+/* Between begin and finish: one tensor's figures (lse 0: O, 1: LSE) into v: bad elements (the
+ * non-finite ones included), non-finite ones, the first of each, the largest error and error /
+ * allowance over the finite elements. */
+void tb_attn_rule_take(tb_attn_verdict *v, int lse, uint64_t n_bad, uint64_t n_nonfinite,
+                       uint64_t first_bad, uint64_t first_nonfinite, double max_abs_err,
+                       double max_ratio);
 int tb_attn_rule_finish(const tb_attention *a, uint64_t ref_first, uint64_t lse_ref_first,
                         const double *h_err, const double *h_ref, const uint32_t *h_flags,
                         tb_attn_verdict *v, char *msg, size_t len);
