@@ -217,20 +217,11 @@ __global__ void __launch_bounds__(SK_THREADS, MT * U > 4 ? 1 : 2) sk_kernel(cons
     /* Element (row, col) of the CTA's block sits in column warp col / 32, tile t = col % 32
      * / 16, lane (col % 8) * 4 + row % 8 / 2, accumulator (col % 16 / 8) * 2 + row % 2 of
      * tile row i = row / 8 (the m16n8 C fragment, transposed). */
-    const int cols = 32 * g.cw, total = MT * 8 * cols;
-    for (int idx = threadIdx.x; idx < total; idx += SK_THREADS) {
-        const int row = idx / cols, col = idx - row * cols;
-        const int gm = m0 + row, gn = n_cta + col;
-        if (gm >= g.m || gn >= g.n) continue;
-        const int c = col & 31, x = row & 7;
-        const int e = ((c >> 4) * MT + (row >> 3)) * 4 + ((c >> 3) & 1) * 2 + (x & 1);
-        const int ln = (c & 7) * 4 + (x >> 1);
-        float s = 0.f;
-        for (int j = 0; j < kws; j++) s += red[(((j * g.cw + (col >> 5)) * E) + e) * 32 + ln];
-        float v = g.alpha * s;
-        if (g.c) v += g.beta * __bfloat162float(g.c[(int64_t)gm * g.ldc + gn]);
-        g.d[(int64_t)gm * g.ldd + gn] = __float2bfloat16(v);
-    }
+    skinny_store<MT, E, SK_THREADS>(g, red, m0, n_cta, kws, [](int row, int c, int &e, int &ln) {
+        const int x = row & 7;
+        e = ((c >> 4) * MT + (row >> 3)) * 4 + ((c >> 3) & 1) * 2 + (x & 1);
+        ln = (c & 7) * 4 + (x >> 1);
+    });
 }
 
 template <int MT, int U, bool VEC, bool ACOL>

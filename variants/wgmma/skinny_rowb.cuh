@@ -46,6 +46,7 @@
 #define TB_VARIANTS_WGMMA_SKINNY_ROWB_CUH
 
 #include "../common/gemm_common.cuh"
+#include "skinny_epilogue.cuh"
 
 namespace {
 
@@ -252,20 +253,11 @@ __global__ void __launch_bounds__(SR_THREADS, MT * U > 4 ? 1 : 2) sr_kernel(cons
      * 8(r / 2) + 4c + 2(j / 2) + r % 2 of the warp's 32); inverted: column x of the warp's 32
      * and row y of the block sit in lane (2(x / 8) + x % 2) * 4 + y % 8 / 2, accumulator
      * ((x / 4 % 2) * MT + y / 8) * 4 + (x / 2 % 2) * 2 + y % 2. */
-    const int cols = 32 * g.cw, total = MT * 8 * cols;
-    for (int idx = threadIdx.x; idx < total; idx += SR_THREADS) {
-        const int row = idx / cols, cc = idx - row * cols;
-        const int gm = m0 + row, gn = n_cta + cc;
-        if (gm >= g.m || gn >= g.n) continue;
-        const int x = cc & 31, y = row & 7;
-        const int e = (((x >> 2) & 1) * MT + (row >> 3)) * 4 + ((x >> 1) & 1) * 2 + (y & 1);
-        const int ln = ((x >> 3) * 2 + (x & 1)) * 4 + (y >> 1);
-        float s = 0.f;
-        for (int j = 0; j < kws; j++) s += red[(((j * g.cw + (cc >> 5)) * E) + e) * 32 + ln];
-        float v = g.alpha * s;
-        if (g.c) v += g.beta * __bfloat162float(g.c[(int64_t)gm * g.ldc + gn]);
-        g.d[(int64_t)gm * g.ldd + gn] = __float2bfloat16(v);
-    }
+    skinny_store<MT, E, SR_THREADS>(g, red, m0, n_cta, kws, [](int row, int x, int &e, int &ln) {
+        const int y = row & 7;
+        e = (((x >> 2) & 1) * MT + (row >> 3)) * 4 + ((x >> 1) & 1) * 2 + (y & 1);
+        ln = ((x >> 3) * 2 + (x & 1)) * 4 + (y >> 1);
+    });
 }
 
 template <int MT, int U, bool VEC, bool ACOL>
