@@ -7,6 +7,7 @@
 #include "tilebench/variant.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* an integer parameter of v, -1 when it has none */
 static inline int64_t param_int(const tb_variant *v, const char *key)
@@ -37,6 +38,42 @@ static inline int asks(const tb_variant *v, const tb_problem *p, char *why, size
 {
     why[0] = 0;
     return v->supports(p, why, len) != 0;
+}
+
+/* supports() of v on each of the n problems ps: how many it refused, each printed with its
+ * reason */
+static inline int refusals(const tb_variant *v, const tb_problem *ps, size_t n)
+{
+    char why[256];
+    int no = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!asks(v, &ps[k], why, sizeof why)) {
+            printf("  %s refused problem %zu: %s\n", v->name, k, why);
+            no++;
+        }
+    return no;
+}
+
+/* the families' common accepted set (head dims 64 and 128, BHSD and BSHD, causal with
+ * seq_q = seq_k and seq_q < seq_k, grouped-query, multi-query, a decode row, odd lengths),
+ * then Q and K with padded rows (136 elements, 16-byte aligned) */
+static inline int refusals_common(const tb_variant *v)
+{
+    const tb_problem ps[] = {
+        attn(1, 8, 8, 512, 512, 64, 0, TB_ATTN_BHSD),
+        attn(1, 8, 8, 512, 512, 64, 1, TB_ATTN_BHSD),
+        attn(2, 4, 4, 77, 131, 128, 0, TB_ATTN_BHSD),
+        attn(2, 4, 4, 64, 200, 128, 1, TB_ATTN_BHSD),
+        attn(1, 8, 2, 256, 256, 64, 0, TB_ATTN_BHSD),
+        attn(2, 8, 1, 1, 1000, 128, 1, TB_ATTN_BHSD),
+        attn(4, 32, 8, 4096, 4096, 128, 1, TB_ATTN_BSHD),
+        attn(1, 3, 3, 33, 17, 64, 0, TB_ATTN_BSHD),
+    };
+    tb_problem p = attn(1, 2, 2, 100, 100, 128, 0, TB_ATTN_BHSD);
+    p.attention.k_stride[2] = p.attention.q_stride[2] = 136;
+    p.attention.k_stride[1] = p.attention.q_stride[1] = 136 * 100;
+    p.attention.k_stride[0] = p.attention.q_stride[0] = 136 * 100 * 2;
+    return refusals(v, ps, sizeof ps / sizeof ps[0]) + refusals(v, &p, 1);
 }
 
 #endif /* TB_ATTN_TEST_UTIL_H */
