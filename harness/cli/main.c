@@ -1,6 +1,7 @@
 /* main.c - tilebench: argv to a subcommand (commands.h); --help and --version. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
+#include "cli/git_sha.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "common/tb.h"
@@ -73,7 +74,7 @@ static int run(int argc, char **argv)
     const char *c = argv[1];
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }
     if (!strcmp(c, "--version") || !strcmp(c, "version")) {
-        printf("tilebench %s (variant ABI %u)\n", TB_VERSION, 1u);
+        printf("tilebench %s (git %s, variant ABI %u)\n", TB_VERSION, tb_git_sha[0] ? tb_git_sha : "unknown", 1u);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

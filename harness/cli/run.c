@@ -3,6 +3,7 @@
  * once for sweep and gate, so both check, store and measure the same way. */
 #define _GNU_SOURCE
 #include "cli/run.h"
+#include "cli/git_sha.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "common/op.h"
@@ -19,9 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef TB_GIT_SHA
-#define TB_GIT_SHA ""
-#endif
 
 /* Other processes on the GPU env describes: refused with --exclusive (TB_EXIT_USAGE), else a
  * warning. 0 or the exit code, printed. */
@@ -217,7 +215,7 @@ int tb_cli_run_begin(tb_store *st, int argc, char **argv, const char *options_js
     if (!run) return tb_fail(msg, len, TB_ENOMEM, "out of memory");
     iso_now(run->started_at, sizeof run->started_at);
     join_argv(argc, argv, run->command_line, sizeof run->command_line);
-    snprintf(run->git_sha, sizeof run->git_sha, "%s", TB_GIT_SHA);
+    snprintf(run->git_sha, sizeof run->git_sha, "%s", tb_git_sha);
     snprintf(run->version, sizeof run->version, "%s", TB_VERSION);
     snprintf(run->status, sizeof run->status, "running");
     snprintf(run->options_json, sizeof run->options_json, "%s", options_json ? options_json : "{}");
