@@ -135,8 +135,7 @@ def build(args):
         page.p("this run has no measurements", "note")
     for p in d.problems:
         tid = slug(f"rank-{p.key}", f"rank-p{p.id}")
-        page.h(3, f"{p.title()}  ({p.dtypes}" + (f", alpha {p.alpha:g} beta {p.beta:g}" if p.alpha != 1 or p.beta else "")
-               + ")", tid)
+        page.h(3, f"{p.title()}  ({p.dtypes}{p.scalars()})", tid)
         page.figure(F.ranking(d, p, labels, colours, fname(f"rank-{p.key}", f"rank-p{p.id}")), tid)
 
     page.h(2, "Heat map: variants x shapes", "heatmap")

@@ -114,6 +114,7 @@ class Problem:
             self.heads, self.heads_kv = row["heads"], row["heads_kv"]
             self.seq_q, self.seq_k, self.head_dim = row["seq_q"], row["seq_k"], row["head_dim"]
             self.causal = bool(row["causal"])
+            self.softmax_scale = row.get("softmax_scale") or 0.0
             self.key = (f"{self.batch}x{self.heads}x{self.seq_q}x{self.seq_k}x{self.head_dim}" +
                         (":causal" if self.causal else "") +
                         (f":hkv={self.heads_kv}" if self.heads_kv != self.heads else ""))
@@ -128,6 +129,13 @@ class Problem:
         if self.label:
             t += f" ({self.label})"
         return t
+
+    def scalars(self):
+        """The problem's scalars for a heading: a GEMM's alpha and beta where not 1 and 0, an
+        attention problem's softmax scale (a GEMM's alpha and beta mean nothing there)."""
+        if self.op == "attention_fwd":
+            return f", scale {self.softmax_scale:g}" if self.softmax_scale else ""
+        return f", alpha {self.alpha:g} beta {self.beta:g}" if self.alpha != 1 or self.beta else ""
 
     def compulsory_bytes(self):
         """A and B read once, D written once, C read once when beta != 0: the least DRAM
@@ -212,7 +220,7 @@ class Data:
         for r in conn.execute(
                 "SELECT m.*, p.id AS p_id, p.op AS p_op, p.m AS p_m, p.n AS p_n, p.k AS p_k, "
                 "p.batch, p.dtypes, p.layouts, p.alpha, p.beta, p.label, p.heads, p.heads_kv, "
-                "p.seq_q, p.seq_k, p.head_dim, p.causal FROM measurements AS m "
+                "p.seq_q, p.seq_k, p.head_dim, p.causal, p.softmax_scale FROM measurements AS m "
                 "JOIN problems AS p ON p.id = m.problem_id WHERE m.run_id = ? "
                 "ORDER BY m.problem_id, m.variant_id", (run_id,)):
             pid = r["p_id"]
@@ -223,7 +231,8 @@ class Data:
                                       "beta": r["beta"], "label": r["label"],
                                       "heads": r["heads"], "heads_kv": r["heads_kv"],
                                       "seq_q": r["seq_q"], "seq_k": r["seq_k"],
-                                      "head_dim": r["head_dim"], "causal": r["causal"]})
+                                      "head_dim": r["head_dim"], "causal": r["causal"],
+                                      "softmax_scale": r["softmax_scale"]})
                 self.problems.append(probs[pid])
             self.meas.append(Measurement(r, self.variants[r["variant_id"]], probs[pid]))
         self.by_id = {m.id: m for m in self.meas}
