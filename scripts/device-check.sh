@@ -10,7 +10,10 @@
 # it). Durations measured on the H100 on 2026-11-27 at 3d286bb (docs/perf.md, eleventh session):
 #   call 1  gpu_reference gpu_clock gpu_nvml_sampler gpu_counters gpu_calibrate gpu_zoo gpu_trust
 #           gpu_problems gpu_timing gpu_metrics gpu_gate gpu_energy gpu_devices       257 s
+#           (since then gpu_ref_attention, 1 s on the sixteenth session's H100, and
+#           gpu_attn_rule, new, not yet run; gpu_gate 34 s with its attention cases)
 #   call 2  gpu_smoke                                                                  95 s
+#           gpu_attention (40 s on the sixteenth session's H100)
 #           gpu_fp8 (13 s), gpu_wgmma_probe (342 runs, 50 s), gpu_wgmma_fp8_probe (21 s),
 #           gpu_skinny_probe (8 s), gpu_layouts (65 s): fourteenth session, H100, about 255 s
 #           with gpu_smoke. gpu_zoo took 19 s there; gpu_calibrate about 40 s.
