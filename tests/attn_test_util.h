@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* an integer parameter of v, -1 when it has none */
 static inline int64_t param_int(const tb_variant *v, const char *key)
@@ -74,6 +75,41 @@ static inline int refusals_common(const tb_variant *v)
     p.attention.k_stride[1] = p.attention.q_stride[1] = 136 * 100;
     p.attention.k_stride[0] = p.attention.q_stride[0] = 136 * 100 * 2;
     return refusals(v, ps, sizeof ps / sizeof ps[0]) + refusals(v, &p, 1);
+}
+
+/* The checks every attention family shares (variants/common/attn_common.cuh,
+ * tbv::attention_basics): an odd O row stride declined ("o strides"), an even one taken (bf16x2
+ * stores), causal with seq_q > seq_k declined ("causal"), heads_kv not dividing heads, another
+ * dtype, a GEMM problem ("op") and a growth-1 struct declined, the plain problem they all
+ * change taken. How many answers were wrong, each printed. */
+static inline int wrong_common_answers(const tb_variant *v)
+{
+    struct { tb_problem p; int yes; const char *why; } c[8];
+    for (int i = 0; i < 8; i++) {
+        c[i].p = attn(1, 2, 2, 64, 64, 128, 0, TB_ATTN_BHSD);
+        c[i].yes = 0;
+        c[i].why = "";
+    }
+    c[0].p.attention.o_stride[2] = 129; c[0].why = "o strides";
+    c[1].p.attention.o_stride[2] = 130; c[1].yes = 1;
+    c[2].p = attn(1, 2, 2, 65, 64, 128, 1, TB_ATTN_BHSD); c[2].why = "causal";
+    c[3].p = attn(1, 6, 4, 64, 64, 128, 0, TB_ATTN_BHSD);
+    c[4].p.attention.q_type = TB_DTYPE_F16;
+    c[5].p.op = TB_OP_GEMM; c[5].why = "op";
+    c[6].p.struct_size = TB_PROBLEM_G1_SIZE;
+    c[7].yes = 1;
+    int wrong = 0;
+    char why[256];
+    for (int i = 0; i < 8; i++) {
+        const int yes = asks(v, &c[i].p, why, sizeof why);
+        if (yes != c[i].yes || (!yes && !strstr(why, c[i].why))) {
+            printf("  %s: common case %d answered %s (%s), wanted %s%s%s\n", v->name, i,
+                   yes ? "yes" : "no", why, c[i].yes ? "yes" : "no", c[i].why[0] ? ", naming " : "",
+                   c[i].why);
+            wrong++;
+        }
+    }
+    return wrong;
 }
 
 #endif /* TB_ATTN_TEST_UTIL_H */
