@@ -99,7 +99,8 @@ struct part {
         if (x < first_bad) first_bad = x;
         return true;
     }
-    /* the warp's lanes reduced, lane 0 adding them to dst (every lane must call this) */
+    /* the warp's lanes reduced in place (every lane then holds the warp's figures), lane 0
+     * adding them to dst; every lane must call this */
     __device__ void flush(tbdev_attn_part *dst)
     {
         n_bad = warp_sum_u(n_bad);
@@ -180,14 +181,13 @@ __global__ void __launch_bounds__(RULE_THREADS) o_kernel(const float *__restrict
                 h_ref += r * r;
             }
         }
-        const bool bad = warp_sum_u(p.n_bad) != 0, nf = warp_sum_u(p.n_nf) != 0;
-        p.flush(&l.sums->o);
+        p.flush(&l.sums->o);   /* leaves every lane holding the warp's totals */
         h_err = warp_sum(h_err);
         h_ref = warp_sum(h_ref);
         if (lane == 0) {
             atomicAdd(&l.h_err[head], h_err);
             atomicAdd(&l.h_ref[head], h_ref);
-            const unsigned f = (bad ? 1u : 0u) | (nf ? 2u : 0u);
+            const unsigned f = (p.n_bad ? 1u : 0u) | (p.n_nf ? 2u : 0u);
             if (f) atomicOr(&l.h_flags[head], f);
         }
     }
