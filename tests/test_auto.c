@@ -294,6 +294,26 @@ int main(int argc, char **argv)
         tb_problem even_d = gemm(127, 136, 136, 0);     /* ldd 136: D needs nothing, the point */
         TB_CHECK(!tb_auto_small_pays(&even_d.gemm, align));
     }
+    TB_CASE("auto-1.8", "a layout's own table rows override tn's at their shapes; elsewhere tn's decide") {
+        static const tb_auto_row rows[] = {
+            { 2048, 2048, 2048, 0, 0 },      /* tn */
+            { 16, 4096, 4096, -1, 0 },       /* skinny: never a wgmma row */
+            { 128, 4096, 4096, 2, 0 },       /* tn */
+            { 2048, 2048, 2048, 1, 3 },      /* tt's own */
+            { 8192, 8192, 8192, 4, 1 },      /* nn's own */
+            { 0, 0, 0, -2, 0 },
+        };
+        TB_CHECK(tb_auto_nearest_row(rows, 2048, 2048, 2048, 3) == 3);   /* tt: its own row */
+        TB_CHECK(tb_auto_nearest_row(rows, 2000, 2000, 2000, 3) == 3);   /* a tie: its own */
+        TB_CHECK(tb_auto_nearest_row(rows, 128, 4096, 4096, 3) == 2);    /* tt: tn's row */
+        TB_CHECK(tb_auto_nearest_row(rows, 16, 4096, 4096, 3) == 2);     /* not the skinny row */
+        TB_CHECK(tb_auto_nearest_row(rows, 2048, 2048, 2048, 0) == 0);   /* tn: never tt's */
+        TB_CHECK(tb_auto_nearest_row(rows, 2048, 2048, 2048, 2) == 0);   /* nt: no rows of its own */
+        TB_CHECK(tb_auto_nearest_row(rows, 8192, 8192, 8192, 3) == 3);   /* never nn's row in tt */
+        TB_CHECK(tb_auto_nearest_row(rows, 8192, 8192, 8192, 1) == 4);
+        static const tb_auto_row none[] = { { 16, 16, 16, -1, 0 }, { 0, 0, 0, -2, 0 } };
+        TB_CHECK(tb_auto_nearest_row(none, 1024, 1024, 1024, 0) == -1);
+    }
     tb_shapes_free(&shapes);
     tb_lib_free(lib);
     return tb_test_done();

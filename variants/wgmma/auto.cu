@@ -17,9 +17,9 @@
  *    table, in all four layouts) that won the measured shape nearest to this one in this
  *    layout: the same shape when the table has it, else the least sum of |log2| distances over
  *    m, n and k (ties: the first row). A table row names the layout it was measured in (tn
- *    when it names none); when the table holds no row of the problem's layout, the tn rows
- *    decide (the same point in the other layout: it moves the same bytes through the same
- *    MMAs, the operands' order aside);
+ *    when it names none); a layout's own rows override tn's at the shapes they measured, and
+ *    elsewhere the tn rows decide too (the same point in the other layout: it moves the same
+ *    bytes through the same MMAs, the operands' order aside): tb_auto_nearest_row();
  *  - an A or B whose pitch TMA cannot describe (lda or ldb not a multiple of 8 elements, 16
  *    bytes; or one not a multiple of the table's pitch_align where the shape is large enough
  *    for that to pay, realign_pays()) is copied into the workspace, in its own major order
@@ -89,20 +89,8 @@ int choose(const tb_problem *p, int *row)
     *row = -1;
     if (g->m <= TB_AUTO_SKINNY_MAX_M && skinny_supports(p, NULL, 0)) return PATH_SKINNY;
     if (small_pays(p)) return PATH_SMALL;
-    int rows_l = 0;                      /* the table's rows measured in this layout */
-    for (int i = 0; tb_auto_rows[i].point != -2; i++)   /* wgmma rows only: skinny rows skip */
-        rows_l += tb_auto_rows[i].point >= 0 && tb_auto_rows[i].layout == l;
-    const int from = rows_l ? l : 0;
-    double best = INFINITY;
-    int pick = 0;
-    for (int i = 0; tb_auto_rows[i].point != -2; i++) {
-        const tb_auto_row &r = tb_auto_rows[i];
-        if (r.point < 0 || r.layout != from) continue;   /* skinny rows: not a wgmma point */
-        const double d = fabs(log2((double)g->m / r.m)) + fabs(log2((double)g->n / r.n)) +
-                         fabs(log2((double)g->k / r.k));
-        if (d < best) { best = d; pick = r.point; *row = i; }
-    }
-    return pick;
+    *row = tb_auto_nearest_row(tb_auto_rows, g->m, g->n, g->k, l);
+    return *row >= 0 ? tb_auto_rows[*row].point : 0;
 }
 
 /* Whether copying A and B to ALIGN-element rows pays, when TMA could read them as they are

@@ -2,7 +2,9 @@
  * the dispatcher (auto.cu) and its CPU test (tests/test_auto.c) read the same rule:
  *  - tb_auto_realign_pays(): copy A and B to 64-element (128-byte) rows before the TMA point?
  *  - tb_auto_small_pays(): run the small kernel (small.cuh) instead of a point at all?
- * Owns the rules' constants and nothing else (no state, no CUDA). auto.cu's comments above
+ *  - tb_auto_nearest_row(): which row of the dispatch table decides a shape in a layout?
+ * Owns the rules' constants and the table row's type, nothing else (no state, no CUDA).
+ * auto.cu's comments above
  * realign_pays() and small_pays() say where each constant was measured (docs/perf.md, twelfth
  * session and "predicated epilogue and small odd shapes").
  */
@@ -10,6 +12,36 @@
 #define TB_VARIANTS_WGMMA_AUTO_RULES_CUH
 
 #include "tilebench/variant.h"
+
+#include <math.h>
+
+/* One row of the dispatch table (auto_table.cuh, generated from auto-table.json): the shape a
+ * sweep measured, in layout 0 tn, 1 nn, 2 nt or 3 tt, and the point that won it (-1: skinny;
+ * -2 ends the table). */
+typedef struct tb_auto_row { long long m, n, k; int point, layout; } tb_auto_row;
+
+/* The row that decides a problem m x n x k in layout l: the nearest wgmma row (least sum of
+ * |log2| distances over m, n and k) among the rows measured in layout l and the tn rows, a
+ * layout's own row winning a tie (so it overrides tn's at the shapes it measured; elsewhere
+ * tn's rows still decide: a point moves the same bytes through the same MMAs in every layout,
+ * the operands' order aside). Among equals the first row. -1 when the table has no wgmma row. */
+static inline int tb_auto_nearest_row(const tb_auto_row *rows, long long m, long long n,
+                                      long long k, int l)
+{
+    double best = INFINITY;
+    int pick = -1;
+    for (int i = 0; rows[i].point != -2; i++) {
+        const tb_auto_row *r = &rows[i];
+        if (r->point < 0 || (r->layout != l && r->layout != 0)) continue;
+        const double d = fabs(log2((double)m / (double)r->m)) + fabs(log2((double)n / (double)r->n)) +
+                         fabs(log2((double)k / (double)r->k));
+        if (d < best || (d == best && pick >= 0 && r->layout == l && rows[pick].layout != l)) {
+            best = d;
+            pick = i;
+        }
+    }
+    return pick;
+}
 
 /* realign_pays: the TMA point loses about TB_AUTO_LOSS of its time (FLOPs at
  * TB_AUTO_KERNEL_FLOPS plus a floor) on rows that are not 128-byte aligned; the copy moves both
