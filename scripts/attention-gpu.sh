@@ -11,9 +11,11 @@
 # Logs and the database under $OUT (or /tmp/tb-attention): attention.log, attention.db.
 set -u
 summary() {
-    /usr/bin/python3 - "$1" <<'PYEOF'
-import sqlite3, sys
-c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    TB_REPORT_PY="$(cd "$(dirname "$0")" && pwd)/report" /usr/bin/python3 - "$1" <<'PYEOF'
+import os, sys
+sys.path.insert(0, os.environ["TB_REPORT_PY"])
+from report_data import connect   # reads without leaving -wal or -shm behind
+c = connect(sys.argv[1], tuples=True)
 rows = c.execute(
     "SELECT v.name, p.batch, p.heads, p.heads_kv, p.seq_q, p.seq_k, p.head_dim, p.causal, x.status, "
     "x.disposition, x.median_ms, x.tflops, x.clock_mhz, x.reason FROM measurements x "

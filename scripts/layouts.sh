@@ -26,14 +26,16 @@ set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --skinny ]; then
     exec /usr/bin/python3 - "${2:?usage: layouts.sh --skinny DIR}" <<'PYEOF'
-import math, os, sqlite3, sys
+import math, os, sys
+sys.path.insert(0, "scripts/report")
+from report_data import connect   # reads without leaving -wal or -shm behind
 d = sys.argv[1]
 rows = {}
 for lay in ("tn", "nn", "nt", "tt"):
     f = os.path.join(d, f"skinny-{lay}.db")
     if not os.path.isfile(f):
         print(f"{lay}: no {f}"); continue
-    c = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+    c = connect(f, tuples=True)
     for name, m, n, k, med, st, disp in c.execute(
             "SELECT v.name, p.m, p.n, p.k, x.median_ms, x.status, x.disposition FROM measurements x "
             "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id"):
@@ -63,14 +65,16 @@ fi
 # Exit: 0 when every layout's sweep exited 0, 1 otherwise (2: bad arguments).
 if [ "${1:-}" = --ratios ]; then
     exec /usr/bin/python3 - "${2:?usage: layouts.sh --ratios DIR}" <<'PYEOF'
-import math, os, sqlite3, sys
+import math, os, sys
+sys.path.insert(0, "scripts/report")
+from report_data import connect   # reads without leaving -wal or -shm behind
 d = sys.argv[1]
 gms = {}
 for lay in ("tn", "nn", "nt", "tt"):
     f = os.path.join(d, f"perf-{lay}.db")
     if not os.path.isfile(f):
         print(f"{lay}: no {f}"); continue
-    c = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+    c = connect(f, tuples=True)
     by = {}
     for name, m, n, k, med, st, disp in c.execute(
             "SELECT v.name, p.m, p.n, p.k, x.median_ms, x.status, x.disposition FROM measurements x "

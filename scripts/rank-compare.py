@@ -16,7 +16,10 @@ after, same card) and issue 24's one GPU against two.
   scripts/rank-compare.py A.db B.db [--tie 0.03] [--cycles] [--label-a old] [--label-b new]
 Exit 0 when no pair outside the tie band is ordered differently, 1 otherwise, 2 on bad input.
 """
-import argparse, itertools, os, sqlite3, statistics, sys
+import argparse, itertools, os, statistics, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+from report_data import ReportError, connect   # reads without leaving -wal or -shm behind
 
 
 CYCLES = False
@@ -25,7 +28,10 @@ CYCLES = False
 def load(path):
     if not os.path.isfile(path):
         sys.exit(f"rank-compare: error: no database '{path}'")
-    c = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        c = connect(path, tuples=True)
+    except ReportError as e:
+        sys.exit(f"rank-compare: error: {e}")
     rows = c.execute("SELECT v.name, p.m, p.n, p.k, x.median_ms, x.rse, x.status, x.disposition, x.clock_mhz "
                      "FROM measurements x JOIN variants v ON v.id = x.variant_id "
                      "JOIN problems p ON p.id = x.problem_id").fetchall()

@@ -30,7 +30,9 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = --compare ]; then
     shift
     exec /usr/bin/python3 - "$@" <<'PYEOF'
-import json, os, sqlite3, sys
+import json, os, sys
+sys.path.insert(0, "scripts/report")
+from report_data import connect   # reads without leaving -wal or -shm behind
 def find(name):
     for d in sys.argv[1:]:
         p = os.path.join(d, name)
@@ -50,9 +52,9 @@ def medians(c):
     return out
 exh, exh_s = {}, 0.0
 for part in ("small.db", "large.db"):
-    c = sqlite3.connect(f"file:{find(part)}?mode=ro", uri=True)
+    c = connect(find(part), tuples=True)
     exh.update(medians(c)); exh_s += gpu_s(c)
-c = sqlite3.connect(f"file:{find('search.db')}?mode=ro", uri=True)
+c = connect(find('search.db'), tuples=True)
 srch, srch_s = medians(c), gpu_s(c)
 last = {}       # per shape, its last round's medians
 seen = {}      # per shape, the points of its earlier rounds

@@ -29,6 +29,9 @@ input, nothing written.
 """
 import argparse, json, os, sqlite3, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+from report_data import ReportError, connect   # reads without leaving -wal or -shm behind
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -95,13 +98,13 @@ def main():
     best, gpus, secs, cmds = {}, set(), 0.0, []
     for db in o.db:
         try:
-            c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            c = connect(db, tuples=True)
             rows = c.execute("SELECT v.name, p.m, p.n, p.k, x.median_ms, p.layouts FROM measurements x "
                              "JOIN variants v ON v.id = x.variant_id JOIN problems p ON p.id = x.problem_id "
                              "WHERE x.status = 'ok' AND x.disposition = 'passed' AND x.median_ms > 0").fetchall()
             gpus |= {r[0] for r in c.execute("SELECT DISTINCT gpu_name FROM environment")} - {None}
             runs = c.execute("SELECT phases_json, command_line FROM runs").fetchall()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, ReportError) as e:
             print(f"wgmma-auto-table: error: '{db}': {e}", file=sys.stderr); return 2
         for name, m, n, k, med, layout in rows:
             lay = str(layout)[:2]

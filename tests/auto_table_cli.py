@@ -2,8 +2,8 @@
 """auto_table_cli.py - scripts/wgmma-auto-table.py (wgmma_auto's dispatch table from sweeps)
 on small databases made here: the fastest of the table's points wins a shape, points not in
 the table and failed measurements never count, --merge keeps the current table's rows for
-shapes the databases do not measure (and adds their tuning time), and bad input is exit 2
-with nothing written. CTest auto_table_cli (label cli); no GPU, no tilebench binary."""
+shapes the databases do not measure (and adds their tuning time), bad input is exit 2
+with nothing written, and a WAL database is read without leaving -wal or -shm behind. CTest auto_table_cli (label cli); no GPU, no tilebench binary."""
 import json, os, sqlite3, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,4 +92,14 @@ with tempfile.TemporaryDirectory() as d:
         rc, out, err = run(*args)
         check(cid, rc == 2 and want in err and len(err.strip().splitlines()) == 1
               and open(table).read() == before, f"exit {rc}: {err!r}")
+    # 5: a WAL-mode database (as tilebench writes them) is read without leaving a -wal or -shm
+    # beside it (a mode=ro connection would: a device call brings back at most 8 files)
+    wal = os.path.join(d, "wal.db")
+    make_db(wal, [(p0, 4096, 4096, 4096, 0.20, "ok", "passed")], 10.0)
+    c = sqlite3.connect(wal)
+    c.execute("PRAGMA journal_mode = WAL")
+    c.close()
+    rc, out, err = run(wal, "--table", table)
+    left = sorted(f for f in os.listdir(d) if f.startswith("wal.db-"))
+    check("table-5.1", rc == 0 and not left, f"exit {rc}: {err!r}, left {left}")
 sys.exit(1 if fails else 0)

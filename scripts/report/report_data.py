@@ -42,8 +42,9 @@ DTYPE_BYTES = {"bf16": 2, "f16": 2, "fp16": 2, "f32": 4, "fp32": 4, "tf32": 4, "
                "fp64": 8, "f8": 1, "fp8": 1, "e4m3": 1, "e5m2": 1, "i8": 1, "s8": 1, "i32": 4}
 
 
-def connect(path):
+def connect(path, tuples=False):
     """The database at path, for reading only; ReportError naming it when it cannot be opened.
+    Rows are sqlite3.Row, or plain tuples with tuples=True (the scripts/ analyses use that).
 
     As the store opens for `show` (harness/store/store_schema.c): where this process may write
     the file and its folder, a read-write connection with PRAGMA query_only, because a mode=ro
@@ -64,7 +65,7 @@ def connect(path):
     try:
         conn = sqlite3.connect(uri, uri=True)
         conn.text_factory = lambda b: b.decode("utf-8", "backslashreplace")
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = None if tuples else sqlite3.Row
         conn.execute("PRAGMA query_only = ON")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as e:
