@@ -28,7 +28,9 @@
  * handoff, the predicated epilogue's re-staging, the stream-K tail never run). So, after the
  * cases above, each --tiles shape (default 4096x4096x1000: 16 k-blocks, 512 tiles of 128x256
  * or 256x128, 1024 of 64x256, copies of A or B in wgmma_auto; 2504x3848x4096: 64 k-blocks, 320
- * and 310 tiles, partial tiles on both edges, a stream-K tail) runs twice: one operand one-hot
+ * and 310 tiles, partial tiles on both edges, a stream-K tail; 1792x1280x1032: 70 tiles of
+ * 128x256 or 256x128, 17 k-blocks, the last partial: split-K from half to three quarters of a
+ * wave, streamk_rules.cuh) runs twice: one operand one-hot
  * (probe_common.h: B one non-zero per column at a column's own k, or A one per row, each
  * 64-wide k-block hot once in every run of k / 64 columns or rows, the other operand dense
  * +-1..8), once at
@@ -289,7 +291,7 @@ out:
 int main(int argc, char **argv)
 {
     const char *shapes = "128x256x64,256x512x128,200x136x72,384x640x320", *pads = "0";
-    const char *tiles = "4096x4096x1000,2504x3848x4096";   /* the multi-tile cases' shapes */
+    const char *tiles = "4096x4096x1000,2504x3848x4096,1792x1280x1032";   /* the multi-tile cases' shapes */
     int first = 1, tiles_given = 0;
     while (first + 1 < argc && (!strcmp(argv[first], "--shapes") || !strcmp(argv[first], "--pads") ||
                                 !strcmp(argv[first], "--tiles"))) {

@@ -27,6 +27,7 @@
 #endif
 
 #include "tma_encode.cuh"   /* g_encode, find_encode() */
+#include "streamk_rules.cuh"  /* tb_sk_split(), tb_sk_grid() */
 
 namespace {
 
@@ -133,33 +134,18 @@ int hilbert_table(int cm, int cn, uint32_t **out, char *msg, size_t len)
 }
 
 
-/* The stream-K split of num_tiles tiles over a grid of g CTAs (see the top of wgmma.cu):
- * sk_first, sk_per, sk_total; no split (sk_first = num_tiles, 0, 0) without TB_STREAMK or
- * when the tiles fill whole waves or less than one. */
+/* The stream-K split of num_tiles tiles over a grid of g CTAs (streamk_rules.cuh; wgmma.cu's
+ * opening comment): sk_first, sk_per, sk_total; no split without TB_STREAMK. */
 void streamk_split(int num_tiles, int g, int k_iters, int &first, int &per, int &total)
 {
-    first = num_tiles;
-    per = total = 0;
-    if (!cfg::STREAMK || g < 1 || num_tiles == g || num_tiles % g == 0) return;
-    if (num_tiles < g) {            /* under half a wave (sk_grid): split-K over the whole grid */
-        if (num_tiles * 2 > g || k_iters < WG_SK_MIN_K_ITERS) return;
-        first = 0;
-        total = num_tiles * k_iters;
-        per = (total + g - 1) / g;
-        if (per < WG_SK_MIN_PER) per = WG_SK_MIN_PER;
-        return;
-    }
-    first = (num_tiles / g - 1) * g;
-    total = (num_tiles - first) * k_iters;
-    per = (total + g - 1) / g;
+    tb_sk_split(num_tiles, g, k_iters, cfg::STREAMK ? 1 : 0, &first, &per, &total);
 }
 
-/* The persistent grid for num_tiles tiles and cap CTAs: one per tile up to cap, or, for a
- * stream-K point whose tiles fill at most half of the grid with k_iters >= WG_SK_MIN_K_ITERS, the
- * whole grid (streamk_split deals the tiles' k-blocks out over it). */
+/* The persistent grid for num_tiles tiles and cap CTAs (streamk_rules.cuh for stream-K points:
+ * every SM when split-K deals the tiles out), else one CTA a tile up to cap. */
 int sk_grid(int num_tiles, int cap, int k_iters)
 {
-    if (cfg::STREAMK && num_tiles * 2 <= cap && k_iters >= WG_SK_MIN_K_ITERS) return cap;
+    if (cfg::STREAMK) return tb_sk_grid(num_tiles, cap, k_iters);
     return num_tiles < cap ? num_tiles : cap;
 }
 

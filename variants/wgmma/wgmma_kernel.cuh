@@ -49,9 +49,6 @@
 #ifndef TB_PROMOTE_STAGGER
 #define TB_PROMOTE_STAGGER 0
 #endif
-/* split-K (stream-K points, under half a wave): only from 8 k-blocks, ranges of at least 4 */
-#define WG_SK_MIN_K_ITERS 8
-#define WG_SK_MIN_PER 4
 /* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);

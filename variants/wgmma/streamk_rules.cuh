@@ -1,0 +1,68 @@
+/* streamk_rules.cuh - how wgmma's stream-K points deal a problem's tiles out over the persistent
+ * grid, as plain host arithmetic in C (and C++), so that wgmma_host.cuh and its CPU test
+ * (tests/test_streamk.c, which also walks every range as the kernel's next_unit() does) read the
+ * same rule. Owns the rule and its constants, nothing else (no state, no CUDA); wgmma.cu's
+ * opening comment says how the kernel sums what it deals.
+ *  - tb_sk_grid(): how many CTAs the persistent grid of a stream-K point holds;
+ *  - tb_sk_split(): which tiles are split by k-blocks, and the ranges each CTA takes.
+ * Three cases, for T tiles, G CTAs (one per SM) and k_iters k-blocks a tile:
+ *  - T > G and T % G != 0, the tail: the first (T/G - 1) * G tiles whole, the last G..2G split;
+ *  - T <= G * TB_SK_FILL_NUM / TB_SK_FILL_DEN with k_iters >= WG_SK_MIN_K_ITERS, split-K: the
+ *    grid is every SM and all tiles are split, so each CTA runs about T/G of a tile's k;
+ *  - otherwise whole tiles, one a CTA.
+ */
+#ifndef TB_VARIANTS_WGMMA_STREAMK_RULES_CUH
+#define TB_VARIANTS_WGMMA_STREAMK_RULES_CUH
+
+/* split-K only from 8 k-blocks, in ranges of at least 4 */
+#define WG_SK_MIN_K_ITERS 8
+#define WG_SK_MIN_PER 4
+/* ... and only while the tiles fill at most this fraction of the grid. The eleventh session
+ * split at most half a wave (T <= G/2: 2 or more CTAs a tile). Three quarters (seventeenth
+ * session) also splits the shapes whose tiles fill half to three quarters of a wave, where a
+ * CTA then runs T/G = 0.5-0.75 of a tile's k and hands one partial (TILE_M x TILE_N floats)
+ * to the tile's owner: issue 22's 1023x1025x1032 is 72 tiles of 128x128 on 132 SMs. Nearer a
+ * whole wave the saving (1 - T/G of the main loop) shrinks toward the partials' cost. A guess
+ * between measured ends, not a measured crossover (docs/perf.md, seventeenth session). */
+#define TB_SK_FILL_NUM 3
+#define TB_SK_FILL_DEN 4
+
+/* Whether split-K deals all T tiles over a grid of g CTAs. */
+static inline int tb_sk_splits_all(int tiles, int g, int k_iters)
+{
+    return tiles < g && (long long)tiles * TB_SK_FILL_DEN <= (long long)g * TB_SK_FILL_NUM &&
+           k_iters >= WG_SK_MIN_K_ITERS;
+}
+
+/* The persistent grid of a stream-K point for T tiles and at most cap CTAs: every SM when
+ * split-K deals the tiles out, else one CTA a tile up to cap. */
+static inline int tb_sk_grid(int tiles, int cap, int k_iters)
+{
+    if (tb_sk_splits_all(tiles, cap, k_iters)) return cap;
+    return tiles < cap ? tiles : cap;
+}
+
+/* The split of T tiles over a grid of g CTAs: tiles from *first on are split by k-blocks,
+ * *total block-iterations in ranges of *per (CTA c takes [c * per, min((c + 1) * per, total)));
+ * no split (*first = T, 0, 0) when streamk is 0, when the tiles fill whole waves, or when
+ * fewer than a wave are not split-K's (tb_sk_splits_all). */
+static inline void tb_sk_split(int tiles, int g, int k_iters, int streamk, int *first, int *per,
+                               int *total)
+{
+    *first = tiles;
+    *per = *total = 0;
+    if (!streamk || g < 1 || tiles < 1 || tiles == g || tiles % g == 0) return;
+    if (tiles < g) {
+        if (!tb_sk_splits_all(tiles, g, k_iters)) return;
+        *first = 0;
+        *total = tiles * k_iters;
+        *per = (*total + g - 1) / g;
+        if (*per < WG_SK_MIN_PER) *per = WG_SK_MIN_PER;
+        return;
+    }
+    *first = (tiles / g - 1) * g;
+    *total = (tiles - *first) * k_iters;
+    *per = (*total + g - 1) / g;
+}
+
+#endif /* TB_VARIANTS_WGMMA_STREAMK_RULES_CUH */
