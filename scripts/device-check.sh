@@ -192,7 +192,11 @@ echo "== default sweep (square set, all shipped variants): exit $drc, wall $dwal
 cat "$out/default-show.txt" 2>/dev/null
 echo
 echo "== summary: commit $commit | $gpu"
-for t in "${tests[@]}"; do echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"; done
+for t in "${tests[@]}"; do
+    echo "   $t: ${res[$t]}  ($(tail -1 "$out/$t.log"))"
+    # a failure's own lines again here, so that the summary alone (a call's tail) says which
+    [[ ${res[$t]} == passed* ]] || grep -E "^FAIL" "$out/$t.log" | head -3 | sed 's/^/      /'
+done
 echo "   $(tail -1 "$out/sass.txt")"
 [ "${DC_SKIP_SWEEP:-0}" = 1 ] && echo "   default sweep: skipped (DC_SKIP_SWEEP=1)" || echo "   default sweep: exit $drc in $dwall s"
 echo "   square+llm+odd validation sweep: exit $src in $swall s; $sets_summary"
