@@ -127,7 +127,8 @@ int main(void)
     }
     TB_CASE("sk-1.2", "the rule's cases on 132 SMs") {
         int f, p, tot;
-        /* issue 22's 1023x1025x1032 at 128x128: 8 x 9 = 72 tiles, 17 k-blocks: split-K, every SM */
+        /* issue 22's 1023x1025x1032 at 128x128: 8 x 9 = 72 tiles, 17 k-blocks: split-K, a grid of
+         * every SM (123 of them with a range: 1224 k-blocks in ranges of 10) */
         TB_CHECK(tb_sk_grid(72, 132, 17) == 132);
         tb_sk_split(72, 132, 17, 1, &f, &p, &tot);
         TB_CHECK(f == 0 && tot == 72 * 17 && p == 10);     /* each CTA 10 of a tile's 17 */
