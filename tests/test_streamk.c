@@ -112,7 +112,8 @@ int main(void)
         int bad = 0;
         for (size_t ci = 0; ci < sizeof caps / sizeof caps[0] && !bad; ci++)
             for (int tiles = 1; tiles <= 3 * caps[ci] + 5 && !bad; tiles++)
-                for (int k = 1; k <= 40 && !bad; k++) {
+                for (int ki = 1; ki <= 42 && !bad; ki++) {
+                    const int k = ki <= 40 ? ki : ki == 41 ? 64 : 128;   /* and llm's long k */
                     int f, p, tot;
                     tb_sk_split(tiles, tb_sk_grid(tiles, caps[ci], k), k, 1, &f, &p, &tot);
                     split += tot > 0;
