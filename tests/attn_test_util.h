@@ -1,14 +1,39 @@
 /* attn_test_util.h - what the attention families' host-side tests (test_attn_fa2.c,
- * test_attn_hopper.c) read the same way: a variant's parameters, a packed attention problem,
- * and supports() with its reason. Static and inline: each test keeps its own copy. */
+ * test_attn_hopper.c) read the same way: a grid library's one variant, a variant's parameters,
+ * a packed attention problem, and supports() with its reason. Static and inline: each test
+ * keeps its own copy. */
 #ifndef TB_ATTN_TEST_UTIL_H
 #define TB_ATTN_TEST_UTIL_H
 #include "common/op_attention.h"
 #include "tilebench/variant.h"
+#include "common/tb.h"
+#include "worker/loader.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The one variant of the grid library at path (its index 0, index 1 answering none), the
+ * library left open in *lib; NULL, the reason printed and nothing left open, when it does not
+ * load or does not answer so. */
+static inline const tb_variant *one_variant(const char *path, tb_lib **lib)
+{
+    char msg[TB_MSG_LEN];
+    const tb_variant *v = NULL, *v1 = NULL;
+    *lib = NULL;
+    if (tb_lib_open(path, lib, msg, sizeof msg) != TB_OK) {
+        printf("  %s\n", msg);
+        return NULL;
+    }
+    if (tb_lib_variant(*lib, 0, &v, msg, sizeof msg) != TB_OK || !v ||
+        tb_lib_variant(*lib, 1, &v1, msg, sizeof msg) != TB_OK || v1) {
+        printf("  %s: %s\n", path, v1 ? "a second variant at index 1" : msg);
+        tb_lib_free(*lib);
+        *lib = NULL;
+        return NULL;
+    }
+    return v;
+}
 
 /* an integer parameter of v, -1 when it has none */
 static inline int64_t param_int(const tb_variant *v, const char *key)

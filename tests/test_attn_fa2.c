@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 {
     if (argc != 4) { printf("usage: test_attn_fa2 POINTS DEFAULT_DIR GRID_DIR\n"); return 2; }
     const int want_points = atoi(argv[1]);
-    char msg[TB_MSG_LEN], why[256];
+    char why[256];
     glob_t gl;
     memset(&gl, 0, sizeof gl);
     int in_default = 0;
@@ -47,19 +47,9 @@ int main(int argc, char **argv)
     TB_CASE("fa2-1.2", "each library: one variant named after the file and its parameters, attention only") {
         for (size_t f = 0; f < gl.gl_pathc && n < 64; f++) {
             tb_lib *lib = NULL;
-            if (tb_lib_open(gl.gl_pathv[f], &lib, msg, sizeof msg) != TB_OK) {
-                printf("  %s\n", msg);
-                TB_CHECK(!"library loads");
-                continue;
-            }
-            const tb_variant *v = NULL, *v1 = NULL;
-            if (tb_lib_variant(lib, 0, &v, msg, sizeof msg) != TB_OK || !v) {
-                printf("  %s: %s\n", gl.gl_pathv[f], msg);
-                TB_CHECK(!"index 0 answers");
-                tb_lib_free(lib);
-                continue;
-            }
-            TB_CHECK(tb_lib_variant(lib, 1, &v1, msg, sizeof msg) == TB_OK && v1 == NULL);
+            const tb_variant *v = one_variant(gl.gl_pathv[f], &lib);
+            TB_CHECK(v != NULL);
+            if (!v) continue;
             const char *base = strrchr(gl.gl_pathv[f], '/');
             base = base ? base + 1 : gl.gl_pathv[f];
             char name[128], file[140];
