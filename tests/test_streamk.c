@@ -6,8 +6,10 @@
  * a CTA leaves at most one partial, and it is its first stream-K unit (written before it owns
  * anything, so no wait is circular); each owner reads exactly the partials of its tile, each
  * partial is read once, and an owner only waits for CTAs after it; the grid never exceeds the
- * CTAs that fit at once. Then the rule's cases: the tail, split-K up to three quarters of a
- * wave (issue 22's 1023x1025x1032: 72 tiles on 132 SMs), whole tiles above it. No GPU. */
+ * CTAs that fit at once. Then the rule's cases: the tail, split-K up to its fraction of a wave
+ * (a half as shipped), whole tiles above it. CTest runs it twice: test_streamk with the
+ * shipped fraction, test_streamk_any with TB_SK_FILL_NUM = TB_SK_FILL_DEN = 1 (every deal under
+ * a wave split: the widest rule the protocol must survive). No GPU. */
 #include "tb_test.h"
 #include "streamk_rules.cuh"
 
@@ -128,16 +130,19 @@ int main(void)
     }
     TB_CASE("sk-1.2", "the rule's cases on 132 SMs") {
         int f, p, tot;
-        /* issue 22's 1023x1025x1032 at 128x128: 8 x 9 = 72 tiles, 17 k-blocks: split-K, a grid of
-         * every SM (123 of them with a range: 1224 k-blocks in ranges of 10) */
-        TB_CHECK(tb_sk_grid(72, 132, 17) == 132);
-        tb_sk_split(72, 132, 17, 1, &f, &p, &tot);
-        TB_CHECK(f == 0 && tot == 72 * 17 && p == 10);     /* each CTA 10 of a tile's 17 */
-        /* three quarters of a wave (99 tiles) still split; 100 not: whole tiles, one a CTA */
-        TB_CHECK(tb_sk_grid(99, 132, 17) == 132);
-        TB_CHECK(tb_sk_grid(100, 132, 17) == 100);
-        tb_sk_split(100, 100, 17, 1, &f, &p, &tot);
-        TB_CHECK(f == 100 && tot == 0);
+        /* the largest tile count split-K takes on 132 SMs (66 at the shipped half), and one more */
+        const int tmax = 132 * TB_SK_FILL_NUM / TB_SK_FILL_DEN - (TB_SK_FILL_NUM == TB_SK_FILL_DEN);
+        TB_CHECK(tb_sk_grid(tmax, 132, 17) == 132);
+        tb_sk_split(tmax, 132, 17, 1, &f, &p, &tot);
+        TB_CHECK(f == 0 && tot == tmax * 17 && p == (tmax * 17 + 131) / 132);
+        if (tmax + 1 < 132) {
+            TB_CHECK(tb_sk_grid(tmax + 1, 132, 17) == tmax + 1);
+            tb_sk_split(tmax + 1, tmax + 1, 17, 1, &f, &p, &tot);
+            TB_CHECK(f == tmax + 1 && tot == 0);
+        }
+        /* issue 22's 1023x1025x1032 at 128x128: 72 tiles, 17 k-blocks; split from a fraction of
+         * 72/132 on (each CTA then 10 of a tile's 17), whole tiles at the shipped half */
+        TB_CHECK(tb_sk_grid(72, 132, 17) == (72 <= tmax ? 132 : 72));
         /* under half a wave, as before: llm M = 128, N = 4096 at 128x256 (16 tiles, 64 k-blocks) */
         tb_sk_split(16, 132, 64, 1, &f, &p, &tot);
         TB_CHECK(f == 0 && p == 8);

@@ -29,8 +29,9 @@
  * cases above, each --tiles shape (default 4096x4096x1000: 16 k-blocks, 512 tiles of 128x256
  * or 256x128, 1024 of 64x256, copies of A or B in wgmma_auto; 2504x3848x4096: 64 k-blocks, 320
  * and 310 tiles, partial tiles on both edges, a stream-K tail; 1792x1280x1032: 70 tiles of
- * 128x256 or 256x128, 17 k-blocks, the last partial: split-K from half to three quarters of a
- * wave, streamk_rules.cuh) runs twice: one operand one-hot
+ * 128x256 or 256x128, 17 k-blocks, the last partial: whole tiles under a wave at the shipped
+ * split-K fraction, split when streamk_rules.cuh's fraction is widened past 70/132) runs
+ * twice: one operand one-hot
  * (probe_common.h: B one non-zero per column at a column's own k, or A one per row, each
  * 64-wide k-block hot once in every run of k / 64 columns or rows, the other operand dense
  * +-1..8), once at

@@ -7,8 +7,9 @@
  *  - tb_sk_split(): which tiles are split by k-blocks, and the ranges each CTA takes.
  * Three cases, for T tiles, G CTAs (one per SM) and k_iters k-blocks a tile:
  *  - T > G and T % G != 0, the tail: the first (T/G - 1) * G tiles whole, the last G..2G split;
- *  - T <= G * TB_SK_FILL_NUM / TB_SK_FILL_DEN with k_iters >= WG_SK_MIN_K_ITERS, split-K: the
- *    grid is every SM and all tiles are split, so each CTA runs about T/G of a tile's k;
+ *  - T <= G * TB_SK_FILL_NUM / TB_SK_FILL_DEN (a half) with k_iters >= WG_SK_MIN_K_ITERS,
+ *    split-K: the grid is every SM and all tiles are split, so each CTA runs about T/G of a
+ *    tile's k;
  *  - otherwise whole tiles, one a CTA.
  */
 #ifndef TB_VARIANTS_WGMMA_STREAMK_RULES_CUH
@@ -17,15 +18,17 @@
 /* split-K only from 8 k-blocks, in ranges of at least 4 */
 #define WG_SK_MIN_K_ITERS 8
 #define WG_SK_MIN_PER 4
-/* ... and only while the tiles fill at most this fraction of the grid. The eleventh session
- * split at most half a wave (T <= G/2: 2 or more CTAs a tile). Three quarters (seventeenth
- * session) also splits the shapes whose tiles fill half to three quarters of a wave, where a
- * CTA then runs T/G = 0.5-0.75 of a tile's k and hands one partial (TILE_M x TILE_N floats)
- * to the tile's owner: issue 22's 1023x1025x1032 is 72 tiles of 128x128 on 132 SMs. Nearer a
- * whole wave the saving (1 - T/G of the main loop) shrinks toward the partials' cost. A guess
- * between measured ends, not a measured crossover (docs/perf.md, seventeenth session). */
-#define TB_SK_FILL_NUM 3
-#define TB_SK_FILL_DEN 4
+/* ... and only while the tiles fill at most this fraction of the grid: half a wave (T <= G/2,
+ * 2 or more CTAs a tile), as the eleventh session wrote it and the GPU has run it. Wider is the
+ * next measurement, not yet made (docs/perf.md, "Written for the next device session", item 3):
+ * up to three quarters would also split issue 22's 1023x1025x1032 (72 tiles of 128x128 on 132
+ * SMs), each CTA then running T/G of a tile's k and handing one partial to the tile's owner;
+ * nearer a whole wave the saving (1 - T/G of the main loop) shrinks toward the partials' cost.
+ * The deal itself is sound for any T < G (test_streamk_any walks it with the fraction 1). */
+#ifndef TB_SK_FILL_NUM
+#define TB_SK_FILL_NUM 1
+#define TB_SK_FILL_DEN 2
+#endif
 
 /* Whether split-K deals all T tiles over a grid of g CTAs. */
 static inline int tb_sk_splits_all(int tiles, int g, int k_iters)

@@ -95,9 +95,9 @@
  * partials and runs the epilogue. The owner's segment comes last in its range and the
  * partials first in theirs, so the wait is short; every CTA is resident (one per SM, grid <=
  * SMs), so it ends. launch() zeroes the flags (G ints) before each launch.
- * Split-K, the same machinery (eleventh session, issue 22): when the tiles fill at most three
- * quarters of the grid (T <= 3G/4 since the seventeenth session, G/2 before; streamk_rules.cuh
- * holds the rule) and k has at least WG_SK_MIN_K_ITERS blocks,
+ * Split-K, the same machinery (eleventh session, issue 22): when the tiles fill at most half
+ * of the grid (T <= G/2; streamk_rules.cuh holds the rule and its fraction) and k has at least
+ * WG_SK_MIN_K_ITERS blocks,
  * the grid is every SM and ALL tiles are split: T * k_iters block-iterations in G ranges of
  * ceil(T * k_iters / G) (at least WG_SK_MIN_PER), so a tile's k is summed by several CTAs (llm
  * M = 128, N = 4096: 16 tiles of 128x256 on 132 SMs, 8 CTAs a tile). A range is then shorter
