@@ -1,6 +1,7 @@
 /* probe_common.h - what the wgmma probes' multi-tile cases share (wgmma_layout_probe.c, BF16;
  * wgmma_fp8_probe.c, E4M3): operands whose exact product costs O(m n) on the CPU at any k, and a
- * failure report over the whole of D. Header-only, plain C.
+ * failure report over the whole of D; and BF16 on the host (pc_bf16, pc_float), which
+ * test_attn_rule_device.cu reads too. Header-only, plain C that also compiles as C++.
  *
  * One operand is one-hot: B with one non-zero per column j, at k = hot[j] (D(i, j) = A(i, hot[j])
  * B(hot[j], j)), or A with one per row i, at hot[i] (D(i, j) = A(i, hot[i]) B(hot[i], j)). The
@@ -51,11 +52,13 @@ static inline int pc_nonzero(uint64_t h, int max)
     return (h & 1) ? -v : v;
 }
 
-/* BF16 of f, round to nearest even (the epilogues' __floats2bfloat162_rn), and back. */
+/* BF16 of f, round to nearest even (the epilogues' __floats2bfloat162_rn; a NaN stays a quiet
+ * NaN, as the worker's conversion makes it), and back. */
 static inline uint16_t pc_bf16(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC1u;
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
 }
@@ -72,7 +75,7 @@ static inline float pc_float(uint16_t h)
 static inline void pc_hot_k(int64_t *hot, int64_t count, int64_t k, int64_t kb, uint64_t seed)
 {
     const int64_t nkb = (k + kb - 1) / kb;
-    int64_t *perm = malloc((size_t)nkb * sizeof *perm);
+    int64_t *perm = (int64_t *)malloc((size_t)nkb * sizeof *perm);
     if (!perm) { printf("out of memory\n"); exit(1); }
     uint64_t s = seed;
     for (int64_t x = 0; x < count; x++) {
@@ -123,8 +126,8 @@ static inline void pc_diag_init(pc_diag *d, int64_t m, int64_t n, int64_t k, int
 {
     d->m = m; d->n = n; d->kb = kb; d->nkb = (k + kb - 1) / kb;
     d->bm = (m + PC_BLOCK - 1) / PC_BLOCK; d->bn = (n + PC_BLOCK - 1) / PC_BLOCK;
-    d->blk = calloc((size_t)(d->bm * d->bn), sizeof *d->blk);
-    d->byk = calloc((size_t)d->nkb, sizeof *d->byk);
+    d->blk = (size_t *)calloc((size_t)(d->bm * d->bn), sizeof *d->blk);
+    d->byk = (size_t *)calloc((size_t)d->nkb, sizeof *d->byk);
     if (!d->blk || !d->byk) { printf("out of memory\n"); exit(1); }
 }
 

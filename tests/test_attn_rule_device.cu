@@ -27,6 +27,7 @@ extern "C" {
 #include "worker/rule_attention.h"
 }
 #include "device/tbdev_attn.h"
+#include "probe_common.h"   /* pc_bf16(), pc_float() */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -39,21 +40,6 @@ static double urand()   /* [0, 1) */
 {
     rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng_state >> 11) * 0x1p-53;
-}
-static uint16_t f2bf(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC1u;
-    u += 0x7FFFu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-static float bf2f(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
 }
 static double now()
 {
@@ -178,7 +164,7 @@ static Data draw(const tb_attention &a)
     d.oref.resize(no); d.o.resize(no); d.lref.resize(nl); d.lse.resize(nl);
     for (uint64_t x = 0; x < no; x++) {
         d.oref[x] = (float)(2 * urand() - 1) * (float)(0.2 + urand());
-        d.o[x] = f2bf(d.oref[x]);
+        d.o[x] = pc_bf16(d.oref[x]);
     }
     for (uint64_t x = 0; x < nl; x++) {
         d.lref[x] = (float)(8 + 4 * urand());
@@ -204,7 +190,7 @@ int main()
         Data d = draw(a);
         for (uint64_t x = 40; x < 80; x++) {   /* head 1: every element 0.7 of its allowance off */
             const double t = allowance(a, d, x);
-            d.o[x] = f2bf((float)(d.oref[x] + 0.7 * t));
+            d.o[x] = pc_bf16((float)(d.oref[x] + 0.7 * t));
         }
         tb_attn_verdict v1, v2;
         char m[TB_MSG_LEN];
@@ -221,7 +207,7 @@ int main()
         uint32_t hf[3] = { 0, 0, 0 };
         for (uint64_t x = 0; x < d.o.size(); x++) {
             const uint64_t h = x / 40;
-            const double e = fabs((double)bf2f(d.o[x]) - d.oref[x]);
+            const double e = fabs((double)pc_float(d.o[x]) - d.oref[x]);
             he[h] += e * e;
             hr[h] += (double)d.oref[x] * d.oref[x];
             if (e > allowance(a, d, x)) hf[h] |= 1u;
@@ -264,7 +250,7 @@ int main()
             Data d = d0;
             for (int k = 0; k < 5; k++) {   /* five elements past their allowance */
                 const uint64_t x = (uint64_t)(urand() * (double)no);
-                d.o[x] = f2bf((float)(d.oref[x] + 3 * allowance(a, d, x) + 0.01));
+                d.o[x] = pc_bf16((float)(d.oref[x] + 3 * allowance(a, d, x) + 0.01));
             }
             compare("five elements off", a, d, 3.0, NULL, NULL);
             d = d0;
@@ -273,13 +259,13 @@ int main()
             compare("a NaN and an Inf in O", a, d, 3.0, NULL, NULL);
             d = d0;   /* head 0: a NaN and every other element far off (its norm must not count) */
             for (uint64_t x = 0; x < (uint64_t)(a.seq_q * a.head_dim); x++)
-                d.o[x] = f2bf((float)(d.oref[x] + 10 * allowance(a, d, x)));
+                d.o[x] = pc_bf16((float)(d.oref[x] + 10 * allowance(a, d, x)));
             d.o[1] = 0x7FC1u;
             compare("a NaN in a head far off", a, d, 3.0, NULL, NULL);
             d = d0;
             const uint64_t hsz = (uint64_t)(a.seq_q * a.head_dim), h = (uint64_t)(a.batch * a.heads) - 1;
             for (uint64_t x = h * hsz; x < (h + 1) * hsz; x++)
-                d.o[x] = f2bf((float)(d.oref[x] + 0.7 * allowance(a, d, x)));
+                d.o[x] = pc_bf16((float)(d.oref[x] + 0.7 * allowance(a, d, x)));
             compare("one head 0.7 of its allowance off", a, d, 3.0, NULL, NULL);
             d = d0;
             d.lse[nl / 2] = d.lref[nl / 2] + 0.5f;
@@ -301,8 +287,8 @@ int main()
         const tb_attention a = problem(2, 3, 77, 128, 24);
         const uint64_t rows = (uint64_t)(a.batch * a.heads * a.seq_q), D = (uint64_t)a.head_dim;
         std::vector<uint16_t> q(rows * D), k(rows * D);
-        for (auto &v : q) v = f2bf((float)(2 * urand() - 1));
-        for (auto &v : k) v = f2bf((float)(4 * urand() - 2));
+        for (auto &v : q) v = pc_bf16((float)(2 * urand() - 1));
+        for (auto &v : k) v = pc_bf16((float)(4 * urand() - 2));
         const size_t span = (size_t)(a.batch * a.q_stride[0]);
         std::vector<uint16_t> qs(span, 0x7FC1u), ks(span, 0x7FC1u);
         for (uint64_t r = 0; r < rows; r++) {

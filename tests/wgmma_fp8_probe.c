@@ -70,22 +70,6 @@ static uint8_t e4m3_of(double v)    /* exact values only (the probe's integers) 
     exit(2);
 }
 
-static uint16_t to_bf16(float f)    /* round to nearest even */
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static float from_bf16(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)
 {
@@ -133,15 +117,15 @@ static void fill_one_hot(const tb_gemm *g, int mode, float sa, float sb, uint8_t
         else
             hb[j * g->ldb + hot[j]] = e4m3_nonzero(pc_mix(s_h ^ (uint64_t)j));
     const size_t nd = (size_t)(m * g->ldd);
-    for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(pc_mix(s_c + e) % 7) - 3));
+    for (size_t e = 0; e < nd; e++) hc[e] = pc_bf16((float)((int)(pc_mix(s_c + e) % 7) - 3));
     const double scale = g->alpha * (double)sa * (double)sb;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             const double p = mode == B_HOT
                 ? e4m3_value[e4m3_nonzero(pc_hash(s_a, i, hot[j]))] * e4m3_value[e4m3_nonzero(pc_mix(s_h ^ (uint64_t)j))]
                 : e4m3_value[e4m3_nonzero(pc_mix(s_h ^ (uint64_t)i))] * e4m3_value[e4m3_nonzero(pc_hash(s_b, hot[i], j))];
-            const double d = scale * p + (g->beta != 0.0 ? g->beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
-            ref[i * g->ldd + j] = from_bf16(to_bf16((float)d));   /* exact in FP32, one BF16 rounding */
+            const double d = scale * p + (g->beta != 0.0 ? g->beta * pc_float(hc[i * g->ldd + j]) : 0.0);
+            ref[i * g->ldd + j] = pc_float(pc_bf16((float)d));   /* exact in FP32, one BF16 rounding */
         }
 }
 
@@ -188,14 +172,14 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
             for (int64_t kk = 0; kk < k; kk++)
                 hb[j * g->ldb + kk] = mode == ACCUM ? random_positive()
                                                     : e4m3_of((double)((int)(next() % 7) - 3));
-        for (size_t e = 0; e < nd; e++) hc[e] = to_bf16((float)((int)(next() % 7) - 3));
+        for (size_t e = 0; e < nd; e++) hc[e] = pc_bf16((float)((int)(next() % 7) - 3));
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) {
                 double s = 0;
                 const uint8_t *ar = ha + i * g->lda, *bc = hb + j * g->ldb;
                 for (int64_t kk = 0; kk < k; kk++) s += e4m3_value[ar[kk]] * e4m3_value[bc[kk]];
                 ref[i * g->ldd + j] = alpha * (double)sa * (double)sb * s +
-                                      (beta != 0.0 ? beta * from_bf16(hc[i * g->ldd + j]) : 0.0);
+                                      (beta != 0.0 ? beta * pc_float(hc[i * g->ldd + j]) : 0.0);
             }
     }
     void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *state = NULL;
@@ -239,7 +223,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             const size_t x = (size_t)(i * g->ldd + j);
-            const double got = from_bf16(hd[x]), err = fabs(got - ref[x]);
+            const double got = pc_float(hd[x]), err = fabs(got - ref[x]);
             const int wrong = !(err <= fabs(ref[x]) * tol + atol);   /* NaN counts as wrong */
             if (wrong && first == (size_t)-1) first = x;
             nbad += wrong;
@@ -262,7 +246,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     if (bad) {
         const int64_t fi = (int64_t)(first / (size_t)g->ldd), fj = (int64_t)(first % (size_t)g->ldd);
         printf("    first wrong D(%lld, %lld) = %g, want %g", (long long)fi, (long long)fj,
-               from_bf16(hd[first]), ref[first]);
+               pc_float(hd[first]), ref[first]);
         if (hotm)
             printf(" (hot k %lld of the %s, k-block %lld of 128)", (long long)hot[mode == B_HOT ? fj : fi],
                    mode == B_HOT ? "column" : "row", (long long)(hot[mode == B_HOT ? fj : fi] / 128));
@@ -278,7 +262,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
                 for (int64_t i = bi * 16; i < bi * 16 + 16 && i < m; i++)
                     for (int64_t j = bj * 16; j < bj * 16 + 16 && j < n; j++) {
                         const size_t x = (size_t)(i * g->ldd + j);
-                        const double got = from_bf16(hd[x]);
+                        const double got = pc_float(hd[x]);
                         any |= !(fabs(got - ref[x]) <= fabs(ref[x]) * tol + 1e-6);
                     }
                 putchar(any ? '#' : '.');
