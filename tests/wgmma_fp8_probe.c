@@ -21,7 +21,8 @@
  *    its cross-tile handoff never run), and the one long-k case above is positive and loose (a
  *    stale ring slot would pass it). So each --tiles shape (default 2328x4104x8192: 64 k-blocks
  *    of 128, 323 tiles of 128x256, 627 of 128x128, partial tiles on both edges; 19 tile rows,
- *    so a 2x1 cluster's last pair has one tile wholly below m) runs with one operand one-hot
+ *    so a 2x1 cluster's last pair has one tile wholly below m; then 640x1152x4096, the split-K
+ *    of a tail-streamk point) runs with one operand one-hot
  *    (probe_common.h: B one E4M3 non-zero per column at the column's own k, every 128-wide
  *    k-block hot once in every 64 columns; then A one per row) and the other dense random E4M3
  *    +-[0.5, 3.75], each plain (scales 0.5 and 2, ldd = n) and with pitches + 16 (lda), + 32
@@ -182,12 +183,15 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
                                       (beta != 0.0 ? beta * pc_float(hc[i * g->ldd + j]) : 0.0);
             }
     }
-    void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *state = NULL;
+    void *da = NULL, *db = NULL, *dc = NULL, *dd = NULL, *ws = NULL, *state = NULL;
+    /* a tail-streamk point's partials and flags (variants/wgmma/wgmma.cu): without them its
+     * launch refuses a problem it splits */
+    const size_t wsb = v->workspace_size ? v->workspace_size(&p) : 0;
     cudaStream_t st = NULL;
     int bad = 1;
     char msg[512] = "";
     if (cudaMalloc(&da, na) || cudaMalloc(&db, nb) || cudaMalloc(&dc, nd * 2) ||
-        cudaMalloc(&dd, nd * 2) || cudaStreamCreate(&st) ||
+        cudaMalloc(&dd, nd * 2) || (wsb && cudaMalloc(&ws, wsb)) || cudaStreamCreate(&st) ||
         cudaMemcpy(da, ha, na, cudaMemcpyHostToDevice) ||
         cudaMemcpy(db, hb, nb, cudaMemcpyHostToDevice) ||
         cudaMemcpy(dc, hc, nd * 2, cudaMemcpyHostToDevice) || cudaMemset(dd, 0xff, nd * 2)) {
@@ -202,7 +206,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     memset(&io, 0, sizeof io);
     io.struct_size = sizeof io;
     io.in[0] = da; io.in[1] = db; io.in[2] = beta != 0.0 ? dc : NULL; io.out[0] = dd;
-    int rc = v->launch(state, &p, &io, NULL, 0, (tb_stream)st);
+    int rc = v->launch(state, &p, &io, ws, wsb, (tb_stream)st);
     cudaError_t e = cudaStreamSynchronize(st);
     if (rc || e != cudaSuccess) {
         printf("launch returned %d, then %s\n", rc, cudaGetErrorString(e));
@@ -273,7 +277,7 @@ static int probe(const tb_variant *v, int64_t m, int64_t n, int64_t k, int64_t p
     if (hotm) pc_diag_free(&dg);
 out:
     if (st) cudaStreamDestroy(st);
-    cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd);
+    cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd); cudaFree(ws);
     free(ha); free(hb); free(hc); free(hd); free(ref); free(hot);
     return bad;
 }
@@ -281,7 +285,10 @@ out:
 int main(int argc, char **argv)
 {
     const char *shapes = "128x256x128,256x512x256,200x136x144,130x264x48,384x640x320";
-    const char *tiles = "2328x4104x8192";   /* the multi-tile cases' shapes */
+    /* the multi-tile cases' shapes; the second, 45 tiles of 128x128 and 32 k-blocks, is split
+     * over every SM by a tail-streamk point (split-K: ranges of 11 k-blocks, promotion groups
+     * counted from a range's first), as the first's last 231 tiles are by its stream-K tail */
+    const char *tiles = "2328x4104x8192,640x1152x4096";
     int first = 1;
     while (first + 1 < argc && (!strcmp(argv[first], "--shapes") || !strcmp(argv[first], "--tiles"))) {
         if (!strcmp(argv[first], "--shapes")) shapes = argv[first + 1];

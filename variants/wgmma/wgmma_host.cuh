@@ -340,10 +340,13 @@ int wg_describe(void *state, char *buf, size_t len)
                            s->p.ctiles_n * cfg::CN, s->p.k_iters, s->p.band, cfg::SMEM,
                            cfg::PRODUCER_REGS, cfg::CONSUMER_REGS);
     if (n < 0 || (size_t)n >= len) return 0;
-    if (cfg::Op::WHOLE_TILES)       /* the FP8 family: promotion and the scales */
-        snprintf(buf + n, len - (size_t)n, "promote=%d scale_a=%g scale_b=%g", cfg::PROMOTE,
-                 (double)s->scale_a, (double)s->scale_b);
-    else
+    if (cfg::Op::WHOLE_TILES) {     /* the FP8 family: promotion and the scales */
+        const int n2 = snprintf(buf + n, len - (size_t)n, "promote=%d scale_a=%g scale_b=%g", cfg::PROMOTE,
+                                (double)s->scale_a, (double)s->scale_b);
+        if (cfg::STREAMK && n2 >= 0 && (size_t)(n + n2) < len)   /* a tail-streamk point's split */
+            snprintf(buf + n + n2, len - (size_t)(n + n2), " streamk=%s first=%d per=%d total=%d",
+                     s->p.sk_total ? "on" : "off", s->p.sk_first, s->p.sk_per, s->p.sk_total);
+    } else
         snprintf(buf + n, len - (size_t)n, "streamk=%s first=%d per=%d total=%d d_store=%s",
                  s->p.sk_total ? "on" : "off", s->p.sk_first, s->p.sk_per, s->p.sk_total,
                  s->pd ? "predicated" : "tma");

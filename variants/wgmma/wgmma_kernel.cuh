@@ -116,8 +116,7 @@ struct config {
                   B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
     static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
     static_assert(RN_ >= 0 && RN_ <= 2 && (!RASTER_H || SWIZZLE == 1), "raster m, n, or h (swizzle 1)");
-    static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG && !Op::WHOLE_TILES),
-                  "stream-K: cooperative, no cluster, the unit loop");
+    static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG), "stream-K: cooperative, no cluster");
     static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
     static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
 };
@@ -334,6 +333,44 @@ __device__ __forceinline__ void add_acc(float (&acc)[cfg::MI][cfg::ACC],
         for (int i = 0; i < cfg::ACC; i++) acc[mi][i] += t[mi][i];
 }
 
+/* Stream-K's hand-off after a unit's k-blocks [kb0, kb1) of its tile (both loops; ct: this
+ * consumer thread's index in the CTA's 256, each keeping its own fragments: a workspace slot's
+ * layout is [i][256 threads]). A unit that starts inside its tile (kb0 != 0) leaves its partial
+ * sums, FP32, in its CTA's slot, raises its flag and returns false: no epilogue. The unit that
+ * starts the tile is its owner: it adds the partials of the CTAs after it whose ranges start in
+ * the tile, in range order, and returns true (its epilogue follows). */
+__device__ __forceinline__ bool sk_handoff(const kparams &p, float (&acc)[cfg::MI][cfg::ACC], int cid,
+                                           int ct, int kb0, int kb1)
+{
+    if (kb0 != 0) {             /* a partial: leave it for the tile's owner */
+        float *w = p.ws + (size_t)cid * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+            for (int i = 0; i < cfg::ACC; i++)
+                __stcg(w + (mi * cfg::ACC + i) * 256 + ct, acc[mi][i]);
+        __threadfence();
+        bar_sync(BAR_SK, 256);
+        if (ct == 0) st_release(p.flags + cid, 1);
+        return false;
+    }
+    /* the owner: add the partials of the CTAs whose ranges start in this tile */
+    for (int have = kb1, c2 = cid + 1; have < p.k_iters; c2++) {
+        if (ct == 0)
+            while (ld_acquire(p.flags + c2) == 0) { }
+        bar_sync(BAR_SK, 256);
+        const float *w = p.ws + (size_t)c2 * (cfg::TILE_M * cfg::TILE_N);
+#pragma unroll
+        for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+            for (int i = 0; i < cfg::ACC; i++)
+                acc[mi][i] += __ldcg(w + (mi * cfg::ACC + i) * 256 + ct);
+        const int s2 = c2 * p.sk_per, e2 = min(s2 + p.sk_per, p.sk_total);
+        have += min(p.k_iters - have, e2 - s2);
+    }
+    return true;
+}
+
 /* The kernel's body. AMN, BMN: A, B MN-major (A column-major, B row-major) rather than
  * K-major; PD: the predicated epilogue (see epilogue()). The family files' kernels wrap it
  * (BF16: two per layout, so that the TMA-store kernel, PD false, compiles to the code it had
@@ -376,7 +413,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         if (wtid == 0) {
             tma_prefetch(&p.a);
             tma_prefetch(&p.b);
-            if constexpr (cfg::Op::WHOLE_TILES) {
+            if constexpr (cfg::Op::WHOLE_TILES && !cfg::STREAMK) {
                 uint32_t slot = 0, phase = 0;
                 for (int t = cid; t < p.num_ctiles; t += ncl) {
                     int ctm, ctn;
@@ -439,7 +476,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         uint32_t echunk = 0;
         const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;   /* pingpong: no stream-K */
         int j = 0;                          /* this CTA's unit count */
-        if constexpr (cfg::Op::WHOLE_TILES) {
+        if constexpr (cfg::Op::WHOLE_TILES && !cfg::STREAMK) {
         for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
             if (cfg::PINGPONG && (j & 1) != cw) continue;
             int ctm, ctn;
@@ -516,6 +553,93 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             }
             epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
+        } else if constexpr (cfg::Op::WHOLE_TILES) {
+        /* The whole-tile loop with a stream-K tail: the loop above, its k-blocks counted per
+         * unit (k-blocks [kb0, kb1) of a tile, the ring at it0) and followed by the hand-off. */
+        auto unit = [&](int t, int kb0, int kb1, uint32_t it0) {
+            int ctm, ctn;
+            cluster_tile(p, t, ctm, ctn);
+            const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M + (cfg::PINGPONG ? 0 : cw * cfg::WG_M);
+            const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+            const int nk = kb1 - kb0;
+            uint32_t slot = it0 % cfg::STAGES, phase = (it0 / cfg::STAGES) & 1u, prev = 0;
+            if (cfg::PROMOTE) {
+#pragma unroll
+                for (int mi = 0; mi < cfg::MI; mi++)
+#pragma unroll
+                    for (int i = 0; i < cfg::ACC; i++) acc[mi][i] = 0.f;
+            }
+            if (cfg::PINGPONG && j > 0) bar_sync(BAR_ORDER + cw, 256);
+            /* One k-block: its MMAs into `into` (fresh: overwritten), committed; then k-block
+             * kb-1's are waited for and its slot released. With promotion, the last k-block of
+             * a group waits for its own MMAs too (wgmma.wait_group 0), adds the temporaries
+             * into acc and releases its slot at once; ptxas serializes every wgmma if registers
+             * of one are read while another is in flight (C7514), so the temporaries can only
+             * be read with none in flight (two sets read under wait_group 1 were tried). */
+            auto step = [&](float (&into)[cfg::MI][cfg::ACC], bool fresh, bool last) {
+                mbar_wait(full + 8 * slot, phase);
+                const uint32_t da = da0 + slot * (cfg::STAGE_A >> 4);
+                const uint32_t db = db0 + slot * (cfg::STAGE_B >> 4);
+                wgmma_fence();
+                mma_kblock(into, da, db, fresh);
+                wgmma_commit();
+                /* prev holds an unreleased slot unless this k-block starts the tile (or, with
+                 * promotion, a group): the condition is `!fresh` either way */
+                if (cfg::PROMOTE != 0 && last) {
+                    wgmma_wait<0>();
+                    add_acc(acc, into);
+                    if (!fresh) release(prev);
+                    release(slot);
+                } else if (!fresh) {
+                    wgmma_wait<1>();        /* k-block kb-1's MMAs are done with prev */
+                    release(prev);
+                }
+                prev = slot;
+                if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+            };
+            if constexpr (cfg::PROMOTE == 0) {
+                for (int kb = 0; kb < nk; kb++) step(acc, kb == 0, false);
+            } else {
+                /* whole groups of GROUP k-blocks into the temporaries tmp, each added at its
+                 * end (which also releases every slot of the group), then the k-blocks left
+                 * over one group each. The group is unrolled so that each step's waits are
+                 * known at compile time: a run-time choice between wait_group 0, 1 and none
+                 * makes ptxas serialize the wgmmas (C7518, seen with promote 4). A stream-K
+                 * unit groups its own k-blocks from its first: a group never spans two units. */
+                int kb = 0;
+#if TB_PROMOTE_STAGGER
+                static_assert(!cfg::PINGPONG && cfg::GROUP >= 2,
+                              "a staggered promotion needs the cooperative schedule and promote >= 2");
+                /* consumer 1: a first group of half a group, drained before the loop below,
+                 * which so starts with nothing in flight, as consumer 0's does */
+                if (cw == 1 && nk >= cfg::GROUP / 2) {
+#pragma unroll
+                    for (int r = 0; r < cfg::GROUP / 2; r++) step(tmp, r == 0, r == cfg::GROUP / 2 - 1);
+                    kb = cfg::GROUP / 2;
+                }
+#endif
+                for (; kb + cfg::GROUP <= nk; kb += cfg::GROUP) {
+#pragma unroll
+                    for (int r = 0; r < cfg::GROUP; r++) step(tmp, r == 0, r == cfg::GROUP - 1);
+                }
+                for (; kb < nk; kb++) step(tmp, true, true);
+            }
+            /* Pingpong: the other consumer's main loop may start behind these MMAs. */
+            if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
+            if constexpr (cfg::PROMOTE == 0) {
+                wgmma_wait<0>();
+                release(prev);
+            }
+            if (!sk_handoff(p, acc, cid, cw * 128 + wtid, kb0, kb1)) return;
+            epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
+        };
+        uint32_t it = 0;                    /* cooperative (config's static_assert) */
+        int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+        const int e = min(s + p.sk_per, p.sk_total);
+        for (; next_unit(p, ncl, t, s, e, tile, kb0, kb1); j++) {
+            unit(tile, kb0, kb1, it);
+            it += (uint32_t)(kb1 - kb0);
+        }
         } else {
         uint32_t it = 0;                    /* ring position: block-iterations loaded before */
         int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
@@ -560,36 +684,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             if (cfg::PINGPONG && j + 1 < my_tiles) bar_arrive(BAR_ORDER + (cw ^ 1), 256);
             wgmma_wait<0>();
             if (!TB_EXP_WAIT0) release(prev);
-            if (cfg::STREAMK) {
-                /* each consumer thread keeps its own fragments: slot layout [i][256 threads] */
-                const int ct = cw * 128 + wtid;
-                if (kb0 != 0) {             /* a partial: leave it for the tile's owner */
-                    float *w = p.ws + (size_t)cid * (cfg::TILE_M * cfg::TILE_N);
-#pragma unroll
-                    for (int mi = 0; mi < cfg::MI; mi++)
-#pragma unroll
-                        for (int i = 0; i < cfg::ACC; i++)
-                            __stcg(w + (mi * cfg::ACC + i) * 256 + ct, acc[mi][i]);
-                    __threadfence();
-                    bar_sync(BAR_SK, 256);
-                    if (ct == 0) st_release(p.flags + cid, 1);
-                    continue;
-                }
-                /* the owner: add the partials of the CTAs whose ranges start in this tile */
-                for (int have = kb1, c2 = cid + 1; have < p.k_iters; c2++) {
-                    if (ct == 0)
-                        while (ld_acquire(p.flags + c2) == 0) { }
-                    bar_sync(BAR_SK, 256);
-                    const float *w = p.ws + (size_t)c2 * (cfg::TILE_M * cfg::TILE_N);
-#pragma unroll
-                    for (int mi = 0; mi < cfg::MI; mi++)
-#pragma unroll
-                        for (int i = 0; i < cfg::ACC; i++)
-                            acc[mi][i] += __ldcg(w + (mi * cfg::ACC + i) * 256 + ct);
-                    const int s2 = c2 * p.sk_per, e2 = min(s2 + p.sk_per, p.sk_total);
-                    have += min(p.k_iters - have, e2 - s2);
-                }
-            }
+            if (cfg::STREAMK && !sk_handoff(p, acc, cid, cw * 128 + wtid, kb0, kb1)) continue;
             epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
         }

@@ -51,9 +51,14 @@
  * TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N, TB_PINGPONG (0 cooperative, 1 pingpong),
  * TB_RASTER_N (0 raster m, 1 raster n), TB_SWIZZLE, TB_PROMOTE (0, or k-blocks per promotion).
  * TB_PROMOTE_STAGGER (1: the two cooperative consumers promote on alternate k-blocks,
- * wgmma_kernel.cuh; in the name as _stagger-1 only where set).
+ * wgmma_kernel.cuh; in the name as _stagger-1 only where set). TB_STREAMK (1: the BF16
+ * family's stream-K tail and split-K, ../wgmma/wgmma.cu's opening comment, on the whole-tile
+ * loop: a unit's k-blocks are promoted in groups counted from its first, and a partial is the
+ * FP32 sum after promotion; cooperative, no cluster; in the name as _tail-streamk where set).
+ * At 8192^3 the 128x128 tiles are 31.03 waves of 132 CTAs: without a tail, 3 % of the time is
+ * the last wave's 4 tiles (docs/perf.md, eighteenth session).
  * The library exports one variant, named by tb_variant_make_name():
- *   wgmma_e4m3_<TM>x<TN>x128_c<CM>x<CN>_s<STAGES>_<schedule>_raster<r>_sw<SW>_promote-<P>[_stagger-1]_tn
+ *   wgmma_e4m3_<TM>x<TN>x128_c<CM>x<CN>_s<STAGES>_<schedule>_raster<r>_sw<SW>_promote-<P>[_stagger-1][_tail-streamk]_tn
  */
 #include "../common/gemm_common.cuh"
 
@@ -203,6 +208,9 @@ const tb_param fp8_params[] = {
 #if TB_PROMOTE_STAGGER   /* in the name only where set, so the other points keep theirs */
     TB_PARAM_INT("stagger", 1),
 #endif
+#if TB_STREAMK           /* the same: a stream-K tail (../wgmma/wgmma.cu's opening comment) */
+    TB_PARAM_STR("tail", "streamk"),
+#endif
     TB_PARAM_STR("layout", "tn"),
     TB_PARAM_END
 };
@@ -211,7 +219,7 @@ char fp8_name[128];
 
 const tb_variant fp8_variant = {
     TB_VARIANT_ABI_VERSION, sizeof(tb_variant), fp8_name, "wgmma", fp8_params, TB_SASS,
-    fp8_supports, NULL, wg_launch<false, false>, wg_setup<false, false>, wg_teardown,
+    fp8_supports, wg_workspace_size, wg_launch<false, false>, wg_setup<false, false>, wg_teardown,
     wg_describe, fp8_extension
 };
 
