@@ -16,7 +16,8 @@
 #     (jobs with "more", worker/job.h), each round still a run with its environment and phases;
 #     a worker that crashes mid-session is replaced for the rest, one that ignores "more" (ends
 #     after a job) is replaced each round, and SIGINT during a round ends the search and its
-#     worker
+#     worker; the fitted model is stored in --db, and a later search starts from it only when
+#     --model names the file (5.2, 5.2b)
 #   6 scripts/search-gpu.sh --compare (issue 25's GPU run, judged here): a search that kept each
 #     shape's winner at a quarter of the GPU time passes; one that kept the losers, or spent
 #     half the time, fails; the search's winner is its last round's fastest when that round
@@ -96,6 +97,8 @@ one_line search-4.13 "--refit" --replay "$tmp/rec.db" --refit sometimes
 one_line search-4.14 "--incumbent" --replay "$tmp/rec.db" --incumbent sometimes
 one_line search-4.15 "--final" --replay "$tmp/rec.db" --final 17
 one_line search-4.16 "--replay-noise '0.01,0.03,1,0.03,5'" --replay "$tmp/rec.db" --replay-noise 0.01,0.03,1,0.03,5
+one_line search-4.17 "--model '$tmp/no-model.db': cannot read it" --replay "$tmp/rec.db" --model "$tmp/no-model.db"
+one_line search-4.18 "holds no model fitted on" --replay "$tmp/rec.db" --model "$tmp/rec.db"
 "$TB" search --help | grep -q "usage: tilebench search" && ok search-4.8 || bad search-4.8 "--help"
 [ ! -e "$tmp/no-such.db" ] && ok search-4.9 || bad search-4.9 "a missing database was created"
 
@@ -212,14 +215,18 @@ PYEOF
     && grep -q "^$runs rounds, 3 workers started" <<<"$out" \
     && ok search-5.3 || bad search-5.3 "$starts workers for $runs rounds (runs, runs without environment or phases: $chk): $(tail -1 <<<"$out")"
 
-# the fitted model is kept per GPU model and family (schema 6, search_models); the next search
-# on that GPU starts from it
+# the fitted model is kept per GPU model and family (schema 6, search_models); a search on that
+# GPU starts from it when --model names the file, and from the default constants without
 n1=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM search_models WHERE gpu_name = 'recorded H100' AND family = 'wgmma'\").fetchone()[0])" "$tmp/gpu.db" 2>&1)
 out=$(REC_JOBS="$tmp/jobs2" REC_STARTS="$tmp/starts2" REC_COUNT="$tmp/count2" \
-      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
+      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" --model "$tmp/gpu.db" 2>&1); rc=$?
 n2=$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM search_models').fetchone()[0])" "$tmp/gpu.db" 2>&1)
 [ $rc = 0 ] && [ "$n1" = 1 ] && [ "$n2" = 2 ] && grep -q "starting from the model fitted on [0-9]* timings on recorded H100" <<<"$out" \
     && grep -q "the fitted model stored in" <<<"$out" && ok search-5.2 || bad search-5.2 "exit $rc, models $n1 then $n2: $(head -2 <<<"$out")"
+out=$(REC_JOBS="$tmp/jobs2b" REC_STARTS="$tmp/starts2b" REC_COUNT="$tmp/count2b" \
+      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/gpu.db" 2>&1); rc=$?
+[ $rc -le 1 ] && ! grep -q "starting from" <<<"$out" && grep -q "on the GPU, each round a sweep run in" <<<"$out" \
+    && ok search-5.2b || bad search-5.2b "exit $rc: $(head -2 <<<"$out")"
 
 # a crash in the second job (the first shape's second round) ends that worker: the crashed
 # variant is recorded, the rest of the round and the shape's later rounds go to a new worker

@@ -37,7 +37,7 @@ static void help(void)
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
            "                        [--max-samples N] [--replay-noise POINT[,SHAPE[,SEED]]]\n"
            "                        [--refit both|last] [--incumbent on|off] [--final N]\n"
-           "                        [--explain] [--table FILE]\n"
+           "                        [--model FILE] [--explain] [--table FILE]\n"
            "\n"
            "For each shape (layout tn), predict the time of every point of a tiled family (tile,\n"
            "stages, schedule, cluster, raster and tail, read from each variant's parameters) with a\n"
@@ -61,6 +61,11 @@ static void help(void)
            "                  (default results/tilebench.db; validated as a sweep validates, no\n"
            "                  energy; the GPU and the libraries are probed once per search,\n"
            "                  and one worker per shape serves all of the shape's rounds)\n"
+           "  --model FILE    start from the newest model FILE holds (a search's database, --db's\n"
+           "                  included) fitted on this GPU model (replaying: the recording's) for\n"
+           "                  the family, instead of the default constants. Replayed on two\n"
+           "                  H100 recordings, a stored model was the worse start: it found fewer\n"
+           "                  winners (docs/search.md, eighteenth session)\n"
            "  --max-samples N without --replay: samples per timed point at most, under the sweep's\n"
            "                  stopping rule (stdrel); 0, the default, keeps that rule's own bound\n"
            "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
@@ -159,9 +164,10 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "db", required_argument, 0, 'D' }, { "variants", required_argument, 0, 'V' },
         { "max-samples", required_argument, 0, 'M' }, { "replay-noise", required_argument, 0, 'N' },
         { "refit", required_argument, 0, 'R' }, { "incumbent", required_argument, 0, 'I' },
-        { "final", required_argument, 0, 'F' },
+        { "final", required_argument, 0, 'F' }, { "model", required_argument, 0, 'm' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
+    const char *model_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
     long long per_round = 2, explore = -1, max_samples = 0, final_top = 3;
@@ -195,6 +201,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             incumbent = !strcmp(optarg, "on");
             break;
         case 'F': if (tb_cli_int("--final", optarg, 0, 16, &final_top)) return TB_EXIT_USAGE; break;
+        case 'm': model_db = optarg; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
         case 'h': help(); return TB_EXIT_OK;
         default: return tb_cli_bad_option("search", argv, optind, optopt);
@@ -223,6 +230,11 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     int gpu_open = 0;
     char grid[sizeof paths->variants_dir + 16];
     if (noise && !db) return tb_cli_error("--replay-noise is for --replay: the GPU's noise is its own");
+    if (model_db) {                 /* before the GPU is opened or a file written */
+        FILE *mf = fopen(model_db, "r");
+        if (!mf) return tb_cli_error("--model '%s': cannot read it", model_db);
+        fclose(mf);
+    }
     if (noise && tb_replay_parse_noise(noise, &rp, msg, sizeof msg) != TB_OK) return tb_cli_error("%s", msg);
     if (db) {
         rc = tb_replay_load(db, family, dram, &rp, msg, sizeof msg);
@@ -283,18 +295,25 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     tb_model md;
     tb_model_default(&md);
     char start[TB_MSG_LEN] = "";
-    FILE *have = !db && rc == TB_OK ? fopen(gc.db, "r") : NULL;
-    if (have) {                     /* the newest model fitted on this GPU model and family */
-        fclose(have);
+    /* the starting model: the default constants, or --model's newest fitted on this GPU model
+     * (replaying: the recording's). Until the eighteenth session the GPU path started from
+     * --db's by itself; replayed, that start found fewer winners (docs/search.md). */
+    if (rc == TB_OK && model_db) {
+        const char *gname = db ? rp.gpu_name : env.gpu_name;
         tb_store *st = NULL;
-        char m2[TB_MSG_LEN], js[8192], when[32] = "";
-        int nobs = 0, found = 0;
-        if (tb_store_open(gc.db, 0, 1, &st, m2, sizeof m2) == TB_OK) {
-            if (tb_store_latest_search_model(st, env.gpu_name, family, js, sizeof js, &nobs, when, sizeof when,
-                                             &found, m2, sizeof m2) == TB_OK && found &&
-                tb_model_from_json(js, &md, m2, sizeof m2) == TB_OK)
-                snprintf(start, sizeof start, "starting from the model fitted on %d timings on %s (%s)",
-                         nobs, env.gpu_name, when);
+        char js[8192], when[32] = "";
+        int nobs = 0, mfound = 0;
+        rc = tb_store_open(model_db, 0, 1, &st, msg, sizeof msg);
+        if (rc == TB_OK) {
+            rc = tb_store_latest_search_model(st, gname, family, js, sizeof js, &nobs, when, sizeof when,
+                                              &mfound, msg, sizeof msg);
+            if (rc == TB_OK && !mfound)
+                rc = tb_fail(msg, sizeof msg, TB_EUSAGE, "--model '%s' holds no model fitted on %s for family %s",
+                             model_db, gname[0] ? gname : "this GPU", family);
+            if (rc == TB_OK) rc = tb_model_from_json(js, &md, msg, sizeof msg);
+            if (rc == TB_OK)
+                snprintf(start, sizeof start, "starting from the model fitted on %d timings on %s (%s, %s)",
+                         nobs, gname, when, model_db);
             tb_store_close(st);
         }
     }
@@ -321,8 +340,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     int found = 0, missed = 0, covered = 0;
     size_t full_n = 0;
     if (db)
-        printf("search over %d %s points on %zu shapes, replaying '%s' (%d SMs, DRAM %.0f GB/s)\n",
-               rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9);
+        printf("search over %d %s points on %zu shapes, replaying '%s' (%d SMs, DRAM %.0f GB/s)%s%s\n",
+               rp.n_pts, family, ns, db, rp.mc.sms, rp.mc.dram_bytes_s / 1e9, start[0] ? "; " : "", start);
     else
         printf("search over %d %s points on %zu shapes on the GPU, each round a sweep run in '%s' "
                "(%d SMs, DRAM %.0f GB/s)%s%s\n", rp.n_pts, family, ns, gc.db, rp.mc.sms,

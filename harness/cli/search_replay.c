@@ -186,6 +186,7 @@ int tb_replay_load(const char *db, const char *family, double dram_gbps, tb_repl
         if (!have_env) {
             tb_environment env;
             if (tb_store_get_environment(st, run, &env, m2, sizeof m2) == TB_OK && env.sm_count > 0) {
+                snprintf(rp->gpu_name, sizeof rp->gpu_name, "%s", env.gpu_name);
                 rp->mc.sms = env.sm_count;
                 rp->mc.flop_per_clk_sm = tb_peak_flop_per_clk_sm(env.cc_major, env.cc_minor);
                 tb_calibration cal;

@@ -40,6 +40,7 @@ typedef struct tb_replay {
     uint64_t seed;
     double round_cost_s;            /* what the replayed rounds would have cost (the model above) */
     int64_t last_shape[3];          /* the shape of the previous round (a new one: a new worker) */
+    char gpu_name[TB_NAME_LEN];     /* the recording's GPU (tb_replay_load; "" when none) */
 } tb_replay;
 
 /* The points of `family` among the variants of cat (probed by a worker, as list does), in
