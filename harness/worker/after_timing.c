@@ -25,7 +25,7 @@
  * samples more, and the rule applied to all the samples against the new baseline. The median
  * gap of a handful of samples carries the host's scheduling jitter (a 16 us median gap over 5
  * samples, 0.1 us over 26, for the same kernel on the H100), and the baseline, measured once
- * when the job's timing starts, carries the state of the GPU then: 17-31 us for the cold
+ * when the job's timing starts, carries the state of the GPU then: 13-32 us for the cold
  * recipe between the workers of one sweep (docs/method.md, "Hidden work"). Work hidden on
  * another stream shows in every sample, against any baseline. */
 #define TB_HIDDEN_CONFIRM_N 20
