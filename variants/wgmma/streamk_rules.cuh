@@ -19,12 +19,11 @@
 #define WG_SK_MIN_K_ITERS 8
 #define WG_SK_MIN_PER 4
 /* ... and only while the tiles fill at most this fraction of the grid: half a wave (T <= G/2,
- * 2 or more CTAs a tile), as the eleventh session wrote it and the GPU has run it. Wider is the
- * next measurement, not yet made (docs/perf.md, "Written for the next device session", item 3):
- * up to three quarters would also split issue 22's 1023x1025x1032 (72 tiles of 128x128 on 132
- * SMs), each CTA then running T/G of a tile's k and handing one partial to the tile's owner;
- * nearer a whole wave the saving (1 - T/G of the main loop) shrinks toward the partials' cost.
- * The deal itself is sound for any T < G (test_streamk_any walks it with the fraction 1). */
+ * 2 or more CTAs a tile), as the eleventh session wrote it. Wider was measured on the H100 and
+ * refuted (docs/perf.md, eighteenth session): at three quarters and at a whole wave, 1023x1025x1032
+ * (72 tiles of 128x128 on 132 SMs) ran 21.6 us against 15.7 for whole tiles, the hand-off
+ * costing more than the shorter ranges save. The deal itself is sound for any T < G
+ * (test_streamk_any walks it with the fraction 1). */
 #ifndef TB_SK_FILL_NUM
 #define TB_SK_FILL_NUM 1
 #define TB_SK_FILL_DEN 2
