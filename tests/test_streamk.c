@@ -6,8 +6,9 @@
  * a CTA leaves at most one partial, and it is its first stream-K unit (written before it owns
  * anything, so no wait is circular); each owner reads exactly the partials of its tile, each
  * partial is read once, and an owner only waits for CTAs after it; the grid never exceeds the
- * CTAs that fit at once. Then the rule's cases: the tail, split-K up to its fraction of a wave
- * (a half as shipped), whole tiles above it. CTest runs it twice: test_streamk with the
+ * CTAs that fit at once. Then the rule's cases: the tail (the last wave's tiles in aligned
+ * pieces when it is at most half full), split-K up to its fraction of a wave (a half as
+ * shipped), whole tiles above it. CTest runs it twice: test_streamk with the
  * shipped fraction, test_streamk_any with TB_SK_FILL_NUM = TB_SK_FILL_DEN = 1 (every deal under
  * a wave split: the widest rule the protocol must survive). No GPU. */
 #include "tb_test.h"
@@ -148,9 +149,27 @@ int main(void)
         TB_CHECK(f == 0 && p == 8);
         /* too short a k: no split */
         TB_CHECK(tb_sk_grid(72, 132, 7) == 72);
-        /* the tail: 8192^3 at 128x256, 2048 tiles = 15.5 waves: the last 1.5 waves split */
+        /* the tail: 8192^3 at 128x128 (FP8: 64 k-blocks of 128), 4096 tiles = 31 waves and 4:
+         * the 4 split in 8 pieces of 8 k-blocks on 32 CTAs, each piece at the same k offset in
+         * every tile; BF16 (128 k-blocks of 64): pieces of 16 */
+        TB_CHECK(tb_sk_tail_pieces(4, 132, 64) == 8);
+        tb_sk_split(4096, 132, 64, 1, &f, &p, &tot);
+        TB_CHECK(f == 31 * 132 && tot == 4 * 64 && p == 8);
+        tb_sk_split(4096, 132, 128, 1, &f, &p, &tot);
+        TB_CHECK(f == 31 * 132 && tot == 4 * 128 && p == 16);
+        /* pieces: a power of two with R * S <= G (66 tiles: 2; 33: 4; 34: 2), and at least 8
+         * k-blocks (16 k-blocks: 2 at most; 15: none) */
+        TB_CHECK(tb_sk_tail_pieces(66, 132, 64) == 2 && tb_sk_tail_pieces(33, 132, 64) == 4 &&
+                 tb_sk_tail_pieces(34, 132, 64) == 2 && tb_sk_tail_pieces(1, 132, 16) == 2 &&
+                 tb_sk_tail_pieces(1, 132, 15) == 1);
+        /* a last wave more than half full is not split: 8192^3 at 128x256, 2048 tiles = 15 waves
+         * and 68 (the eighteenth session's rule split the last 1.5 waves there and lost) */
         tb_sk_split(2048, 132, 128, 1, &f, &p, &tot);
-        TB_CHECK(f == 14 * 132 && tot == (2048 - 14 * 132) * 128);
+        TB_CHECK(f == 2048 && tot == 0);
+        tb_sk_split(132 + 67, 132, 64, 1, &f, &p, &tot);
+        TB_CHECK(f == 132 + 67 && tot == 0);
+        tb_sk_split(132 + 66, 132, 64, 1, &f, &p, &tot);
+        TB_CHECK(f == 132 && tot == 66 * 64 && p == 32);
         /* whole waves, and points without stream-K: no split */
         tb_sk_split(264, 132, 64, 1, &f, &p, &tot);
         TB_CHECK(f == 264 && tot == 0);

@@ -22,7 +22,7 @@
  *    stale ring slot would pass it). So each --tiles shape (default 2328x4104x8192: 64 k-blocks
  *    of 128, 323 tiles of 128x256, 627 of 128x128, partial tiles on both edges; 19 tile rows,
  *    so a 2x1 cluster's last pair has one tile wholly below m; then 640x1152x4096, the split-K
- *    of a tail-streamk point) runs with one operand one-hot
+ *    of a tail-streamk point, and 2328x904x8192, its stream-K tail) runs with one operand one-hot
  *    (probe_common.h: B one E4M3 non-zero per column at the column's own k, every 128-wide
  *    k-block hot once in every 64 columns; then A one per row) and the other dense random E4M3
  *    +-[0.5, 3.75], each plain (scales 0.5 and 2, ldd = n) and with pitches + 16 (lda), + 32
@@ -287,8 +287,10 @@ int main(int argc, char **argv)
     const char *shapes = "128x256x128,256x512x256,200x136x144,130x264x48,384x640x320";
     /* the multi-tile cases' shapes; the second, 45 tiles of 128x128 and 32 k-blocks, is split
      * over every SM by a tail-streamk point (split-K: ranges of 11 k-blocks, promotion groups
-     * counted from a range's first), as the first's last 231 tiles are by its stream-K tail */
-    const char *tiles = "2328x4104x8192,640x1152x4096";
+     * counted from a range's first); the third, 152 tiles (one wave and 20), is its tail: the
+     * 20 in 4 pieces of 16 k-blocks on 80 CTAs (streamk_rules.cuh). The first's 627 tiles
+     * (4 waves and 99) leave a wave more than half full: not split. */
+    const char *tiles = "2328x4104x8192,640x1152x4096,2328x904x8192";
     int first = 1;
     while (first + 1 < argc && (!strcmp(argv[first], "--shapes") || !strcmp(argv[first], "--tiles"))) {
         if (!strcmp(argv[first], "--shapes")) shapes = argv[first + 1];

@@ -84,12 +84,16 @@
  * kernel is instantiated.
  *
  * Stream-K tail (TB_STREAMK): when the tiles do not fill whole waves of the persistent grid
- * (G CTAs, T tiles, T > G, T % G != 0), the first (T/G - 1) * G tiles stay data-parallel and
- * the last R = T - that (G < R < 2G) are split by k-blocks: the R * k_iters block-iterations
- * are dealt out in G contiguous ranges of ceil(R * k_iters / G), one per CTA, so every CTA
- * ends together instead of the last wave running half empty (8192^3 at 128x256: 15.5 waves
- * of 132 CTAs, the 16th half full: 3 % of the time). A range that starts inside a tile
- * computes a partial sum and leaves it, FP32, in the workspace (slot cid; each CTA leaves at
+ * (G CTAs, T tiles, T > G) and the last wave is at most half full (R = T % G <= G/2), the first
+ * T - R tiles stay data-parallel and the last R are split by k-blocks into S pieces each
+ * (streamk_rules.cuh: a power of two, R * S <= G, S <= 8, pieces of at least 8 k-blocks),
+ * dealt out one range of ceil(k_iters / S) per CTA, so the last wave's R tiles run on R * S
+ * CTAs (8192^3 FP8 at 128x128: 31 waves and 4 tiles, the 4 in 8 pieces on 32 CTAs). The pieces
+ * start at the same k offsets in every tile, so the tail's CTAs read the same A and B panels
+ * together. (The deal before, from the third session to the nineteenth: the last one to two
+ * waves in equal ranges over every CTA, each at its own k, so most likely reading all of A and
+ * B from DRAM; such points took up to 3.2x the time of whole tiles.) A range that starts inside a
+ * tile computes a partial sum and leaves it, FP32, in the workspace (slot cid; each CTA leaves at
  * most one) with a flag; the CTA whose range holds the tile's first k-block owns the tile: it
  * waits for the flags of the CTAs after it whose ranges start inside the tile, adds their
  * partials and runs the epilogue. The owner's segment comes last in its range and the
