@@ -52,7 +52,10 @@
 /* Experiments (docs/wgmma-notes.md; no shipped point sets them, each adds an "exp" param):
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
- * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint. */
+ * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint;
+ * TB_EXP_SK_PLAIN (FP8 with TB_STREAMK: 1 the producer, 2 the consumers, 3 both run the loop
+ * of the point without stream-K, so a run where nothing is split tells which side of the
+ * stream-K compile is slow; wrong wherever a tile is split, for the experiment only). */
 #ifndef TB_EXP_WAIT0
 #define TB_EXP_WAIT0 0
 #endif
@@ -64,6 +67,9 @@
 #endif
 #ifndef TB_EXP_SUSPEND              /* mbarrier try_wait suspend-time hint in ns (0: none) */
 #define TB_EXP_SUSPEND 0
+#endif
+#ifndef TB_EXP_SK_PLAIN
+#define TB_EXP_SK_PLAIN 0
 #endif
 
 #include "wgmma_ptx.cuh"    /* the PTX wrappers: mbarriers, TMA, wgmma, stmatrix, descriptors */
@@ -413,7 +419,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         if (wtid == 0) {
             tma_prefetch(&p.a);
             tma_prefetch(&p.b);
-            if constexpr (cfg::Op::WHOLE_TILES && !cfg::STREAMK) {
+            if constexpr (cfg::Op::WHOLE_TILES && (!cfg::STREAMK || (TB_EXP_SK_PLAIN & 1))) {
                 uint32_t slot = 0, phase = 0;
                 for (int t = cid; t < p.num_ctiles; t += ncl) {
                     int ctm, ctn;
@@ -476,7 +482,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         uint32_t echunk = 0;
         const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;   /* pingpong: no stream-K */
         int j = 0;                          /* this CTA's unit count */
-        if constexpr (cfg::Op::WHOLE_TILES && !cfg::STREAMK) {
+        if constexpr (cfg::Op::WHOLE_TILES && (!cfg::STREAMK || (TB_EXP_SK_PLAIN & 2))) {
         for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
             if (cfg::PINGPONG && (j & 1) != cw) continue;
             int ctm, ctn;

@@ -211,6 +211,9 @@ const tb_param fp8_params[] = {
 #if TB_STREAMK           /* the same: a stream-K tail (../wgmma/wgmma.cu's opening comment) */
     TB_PARAM_STR("tail", "streamk"),
 #endif
+#ifdef TB_EXP_NAME
+    TB_PARAM_STR("exp", TB_EXP_NAME),
+#endif
     TB_PARAM_STR("layout", "tn"),
     TB_PARAM_END
 };
