@@ -49,7 +49,7 @@ static inline int tb_sk_splits_all(int tiles, int g, int k_iters)
  * rule before (third to nineteenth session: the last one to two waves dealt out as equal
  * ranges over every CTA, each starting at its own k) took up to 3.2x the time of whole tiles,
  * most likely because with the CTAs' k offsets apart the tail reads all of A and B from DRAM
- * (a hypothesis since the third session; the new deal's figures test it). 1 (no split) when
+ * (a hypothesis since the third session, never measured). 1 (no split) when
  * R > G/2. */
 #define WG_SK_TAIL_MAX 8
 #define WG_SK_TAIL_MIN_K 8

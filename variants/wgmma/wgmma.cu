@@ -91,8 +91,8 @@
  * CTAs (8192^3 FP8 at 128x128: 31 waves and 4 tiles, the 4 in 8 pieces on 32 CTAs). The pieces
  * start at the same k offsets in every tile, so the tail's CTAs read the same A and B panels
  * together. (The deal before, from the third session to the nineteenth: the last one to two
- * waves in equal ranges over every CTA, each at its own k, so most likely reading all of A and
- * B from DRAM; such points took up to 3.2x the time of whole tiles.) A range that starts inside a
+ * waves in equal ranges over every CTA, each at its own k, likely (not measured) reading all of
+ * A and B from DRAM; such points took up to 3.2x the time of whole tiles.) A range that starts inside a
  * tile computes a partial sum and leaves it, FP32, in the workspace (slot cid; each CTA leaves at
  * most one) with a flag; the CTA whose range holds the tile's first k-block owns the tile: it
  * waits for the flags of the CTAs after it whose ranges start inside the tile, adds their
