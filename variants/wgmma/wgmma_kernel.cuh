@@ -55,7 +55,9 @@
  * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint;
  * TB_EXP_SK_PLAIN (FP8 with TB_STREAMK: 1 the producer, 2 the consumers, 3 both run the loop
  * of the point without stream-K, so a run where nothing is split tells which side of the
- * stream-K compile is slow; wrong wherever a tile is split, for the experiment only). */
+ * stream-K compile is slow; wrong wherever a tile is split, for the experiment only; 4, with
+ * stream-K, any family: the producer loads the whole tiles in a loop of their own before its
+ * stream-K units, correct everywhere). */
 #ifndef TB_EXP_WAIT0
 #define TB_EXP_WAIT0 0
 #endif
@@ -436,6 +438,21 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             uint32_t slot = 0, phase = 0;
             int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
             const int e = min(s + p.sk_per, p.sk_total);
+#if TB_EXP_SK_PLAIN & 4
+            /* the experiment's 4: the whole tiles in a loop of their own, as the point without
+             * stream-K loads them, then the stream-K units (correct everywhere) */
+            for (; t < p.sk_first; t += ncl) {
+                int ctm, ctn;
+                cluster_tile(p, t, ctm, ctn);
+                const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
+                const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
+                for (int kb = 0; kb < p.k_iters; kb++) {
+                    mbar_wait(empty + 8 * slot, phase ^ 1u);
+                    WG_LOAD_KBLOCK();
+                    if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
+                }
+            }
+#endif
             while (next_unit(p, ncl, t, s, e, tile, kb0, kb1)) {
                 int ctm, ctn;
                 cluster_tile(p, tile, ctm, ctn);
