@@ -49,16 +49,17 @@ static inline int tb_sk_splits_all(int tiles, int g, int k_iters)
  * rule before (third to nineteenth session: the last one to two waves dealt out as equal
  * ranges over every CTA, each starting at its own k) took up to 3.2x the time of whole tiles,
  * most likely because with the CTAs' k offsets apart the tail reads all of A and B from DRAM
- * (a hypothesis since the third session, never measured). 1 (no split) when
- * R > G/2. */
+ * (a hypothesis since the third session, never measured). 1 (no split) when R > G/2. */
 #define WG_SK_TAIL_MAX 8
 #define WG_SK_TAIL_MIN_K 8
 static inline int tb_sk_tail_pieces(int r, int g, int k_iters)
 {
     int sp = 1;
-    while (sp * 2 <= WG_SK_TAIL_MAX && (long long)r * sp * 2 <= g && k_iters / (sp * 2) >= WG_SK_TAIL_MIN_K)
+    if (r <= 0) return 1;
+    while (sp * 2 <= WG_SK_TAIL_MAX && (long long)r * sp * 2 <= g &&
+           k_iters / (sp * 2) >= WG_SK_TAIL_MIN_K)
         sp *= 2;
-    return r > 0 ? sp : 1;
+    return sp;
 }
 
 /* The persistent grid of a stream-K point for T tiles and at most cap CTAs: every SM when

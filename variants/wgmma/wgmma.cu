@@ -92,11 +92,11 @@
  * start at the same k offsets in every tile, so the tail's CTAs read the same A and B panels
  * together. (The deal before, from the third session to the nineteenth: the last one to two
  * waves in equal ranges over every CTA, each at its own k, likely (not measured) reading all of
- * A and B from DRAM; such points took up to 3.2x the time of whole tiles.) A range that starts inside a
- * tile computes a partial sum and leaves it, FP32, in the workspace (slot cid; each CTA leaves at
- * most one) with a flag; the CTA whose range holds the tile's first k-block owns the tile: it
- * waits for the flags of the CTAs after it whose ranges start inside the tile, adds their
- * partials and runs the epilogue. The owner's segment comes last in its range and the
+ * A and B from DRAM; such points took up to 3.2x the time of whole tiles.) A range that starts
+ * inside a tile computes a partial sum and leaves it, FP32, in the workspace (slot cid; each
+ * CTA leaves at most one) with a flag; the CTA whose range holds the tile's first k-block owns
+ * the tile: it waits for the flags of the CTAs after it whose ranges start inside the tile,
+ * adds their partials and runs the epilogue. The owner's segment comes last in its range and the
  * partials first in theirs, so the wait is short; every CTA is resident (one per SM, grid <=
  * SMs), so it ends. launch() zeroes the flags (G ints) before each launch.
  * Split-K, the same machinery (eleventh session, issue 22): when the tiles fill at most half
