@@ -50,7 +50,9 @@ static inline int tb_sk_splits_all(int tiles, int g, int k_iters)
  * ranges over every CTA, each starting at its own k) took up to 3.2x the time of whole tiles,
  * most likely because with the CTAs' k offsets apart the tail reads all of A and B from DRAM
  * (a hypothesis since the third session, never measured). 1 (no split) when R > G/2. */
+#ifndef WG_SK_TAIL_MAX       /* (an experiment may set it: docs/perf.md, twentieth session) */
 #define WG_SK_TAIL_MAX 8
+#endif
 #define WG_SK_TAIL_MIN_K 8
 static inline int tb_sk_tail_pieces(int r, int g, int k_iters)
 {

@@ -11,8 +11,12 @@
  * names and query of the variants (the family files).
  *
  * The including file defines, before including it, wg_kernel<AMN, BMN>(pd): the family's kernel
- * for a layout, with TMA stores of D (pd false) or predicated ones (pd true). Everything is in an
- * anonymous namespace; g_encode is one per translation unit.
+ * for a layout, with TMA stores of D (pd false) or predicated ones (pd true); and, for a family
+ * whose consumers run whole tiles (Op::WHOLE_TILES, FP8) built with TB_STREAMK,
+ * wg_kernel_sk<AMN, BMN>(): the kernel of the split tiles' units, launched after the plain
+ * kernel has run the whole tiles (two kernels: one kernel for both was 3-4 % slower where
+ * nothing is split; docs/perf.md, twentieth session). Everything is in an anonymous namespace;
+ * g_encode is one per translation unit.
  */
 #ifndef TB_VARIANTS_WGMMA_HOST_CUH
 #define TB_VARIANTS_WGMMA_HOST_CUH
@@ -30,6 +34,9 @@
 #include "streamk_rules.cuh"  /* tb_sk_split(), tb_sk_grid() */
 
 namespace {
+
+template <bool AMN, bool BMN>
+void (*wg_kernel_sk())(kparams);   /* defined by an FP8 family file built with TB_STREAMK */
 
 /* A 2-D tensor map of elements of type dt, elem_bytes each: `inner` contiguous elements per
  * row, `outer` rows ld elements apart, boxes of box_inner x box_outer. Out-of-bounds elements
@@ -195,6 +202,10 @@ int wg_setup(const tb_problem *p, tb_stream stream, void **state, char *msg, siz
     void (*const kernel)(kparams) = wg_kernel<AMN, BMN>(pd);
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          cfg::SMEM);
+    if constexpr (cfg::Op::WHOLE_TILES && cfg::STREAMK)
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(wg_kernel_sk<AMN, BMN>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     cfg::SMEM);
     /* one CTA per SM: the smem and 384 threads see to it (sms: capped by TB_EXP_MAXCTAS) */
     const int sms = e == cudaSuccess ? max_ctas(&e) : 0;
     int max_clusters = sms;
@@ -310,6 +321,23 @@ int wg_launch(void *state, const tb_problem *p, const tb_buffers *io, void *work
     s->p.beta = (float)g->beta;
     s->p.dptr = (__nv_bfloat16 *)io->out[0];
     void (*const kernel)(kparams) = wg_kernel<AMN, BMN>(s->pd);
+    if constexpr (cfg::Op::WHOLE_TILES && cfg::STREAMK) {   /* no cluster (CMake refuses one) */
+        if (s->p.sk_total) {
+            /* the whole tiles [0, sk_first) by the plain kernel, then the units of the split
+             * ones by the stream-K kernel, one CTA a range; no tile is in both */
+            if (s->p.sk_first > 0) {
+                kparams whole = s->p;
+                whole.num_ctiles = s->p.sk_first;
+                kernel<<<s->p.sk_first < s->grid ? s->p.sk_first : s->grid, cfg::THREADS, cfg::SMEM,
+                         (cudaStream_t)stream>>>(whole);
+                const int le = tbv::last_launch_error();
+                if (le) return le;
+            }
+            const int ranges = (s->p.sk_total + s->p.sk_per - 1) / s->p.sk_per;
+            wg_kernel_sk<AMN, BMN>()<<<ranges, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
+            return tbv::last_launch_error();
+        }
+    }
     if (cfg::CSIZE == 1) {
         kernel<<<s->grid, cfg::THREADS, cfg::SMEM, (cudaStream_t)stream>>>(s->p);
         return tbv::last_launch_error();

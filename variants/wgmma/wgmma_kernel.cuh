@@ -53,11 +53,7 @@
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
  * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint;
- * TB_EXP_SK_PLAIN (FP8 with TB_STREAMK: 1 the producer, 2 the consumers, 3 both run the loop
- * of the point without stream-K, so a run where nothing is split tells which side of the
- * stream-K compile is slow; wrong wherever a tile is split, for the experiment only; 4, with
- * stream-K, any family: the producer loads the whole tiles in a loop of their own before its
- * stream-K units, correct everywhere). */
+ * (TB_EXP_SK_PLAIN, the bisection of the FP8 stream-K build: docs/wgmma-notes.md). */
 #ifndef TB_EXP_WAIT0
 #define TB_EXP_WAIT0 0
 #endif
@@ -69,9 +65,6 @@
 #endif
 #ifndef TB_EXP_SUSPEND              /* mbarrier try_wait suspend-time hint in ns (0: none) */
 #define TB_EXP_SUSPEND 0
-#endif
-#ifndef TB_EXP_SK_PLAIN
-#define TB_EXP_SK_PLAIN 0
 #endif
 
 #include "wgmma_ptx.cuh"    /* the PTX wrappers: mbarriers, TMA, wgmma, stmatrix, descriptors */
@@ -387,7 +380,7 @@ __device__ __forceinline__ bool sk_handoff(const kparams &p, float (&acc)[cfg::M
  *  - the whole-tile loop (Op::WHOLE_TILES, FP8): whole tiles only, its k-blocks optionally in
  *    groups of PROMOTE promoted into FP32 registers (wgmma_fp8.cu's top comment). Each loop is
  *    written as its family's kernel had it, so that each kernel's PTX stayed byte for byte. */
-template <bool AMN, bool BMN, bool PD>
+template <bool AMN, bool BMN, bool PD, bool SK = cfg::STREAMK>
 __device__ __forceinline__ void gemm_body(const kparams &p)
 {
     using A = opA<AMN>;
@@ -421,7 +414,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         if (wtid == 0) {
             tma_prefetch(&p.a);
             tma_prefetch(&p.b);
-            if constexpr (cfg::Op::WHOLE_TILES && (!cfg::STREAMK || (TB_EXP_SK_PLAIN & 1))) {
+            if constexpr (cfg::Op::WHOLE_TILES && !SK) {
                 uint32_t slot = 0, phase = 0;
                 for (int t = cid; t < p.num_ctiles; t += ncl) {
                     int ctm, ctn;
@@ -438,21 +431,9 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             uint32_t slot = 0, phase = 0;
             int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
             const int e = min(s + p.sk_per, p.sk_total);
-#if TB_EXP_SK_PLAIN & 4
-            /* the experiment's 4: the whole tiles in a loop of their own, as the point without
-             * stream-K loads them, then the stream-K units (correct everywhere) */
-            for (; t < p.sk_first; t += ncl) {
-                int ctm, ctn;
-                cluster_tile(p, t, ctm, ctn);
-                const int m0 = (ctm * cfg::CM + rank_m) * cfg::TILE_M;
-                const int n0 = (ctn * cfg::CN + rank_n) * cfg::TILE_N;
-                for (int kb = 0; kb < p.k_iters; kb++) {
-                    mbar_wait(empty + 8 * slot, phase ^ 1u);
-                    WG_LOAD_KBLOCK();
-                    if (++slot == cfg::STAGES) { slot = 0; phase ^= 1u; }
-                }
-            }
-#endif
+            /* FP8's stream-K kernel: the split tiles' units only (its whole tiles are the plain
+             * kernel's, launched before it: wgmma_host.cuh) */
+            if constexpr (cfg::Op::WHOLE_TILES) t = p.sk_first;
             while (next_unit(p, ncl, t, s, e, tile, kb0, kb1)) {
                 int ctm, ctn;
                 cluster_tile(p, tile, ctm, ctn);
@@ -499,7 +480,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         uint32_t echunk = 0;
         const int my_tiles = (p.num_ctiles - cid + ncl - 1) / ncl;   /* pingpong: no stream-K */
         int j = 0;                          /* this CTA's unit count */
-        if constexpr (cfg::Op::WHOLE_TILES && (!cfg::STREAMK || (TB_EXP_SK_PLAIN & 2))) {
+        if constexpr (cfg::Op::WHOLE_TILES && !SK) {
         for (int t = cid; t < p.num_ctiles; t += ncl, j++) {
             if (cfg::PINGPONG && (j & 1) != cw) continue;
             int ctm, ctn;
@@ -577,8 +558,11 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         }
         } else if constexpr (cfg::Op::WHOLE_TILES) {
-        /* The whole-tile loop with a stream-K tail: the loop above, its k-blocks counted per
-         * unit (k-blocks [kb0, kb1) of a tile, the ring at it0) and followed by the hand-off. */
+        /* FP8's stream-K kernel (wgmma_host.cuh launches it after the plain kernel has run the
+         * whole tiles): the split tiles' units, each the loop above with its k-blocks counted
+         * per unit (k-blocks [kb0, kb1) of a tile, the ring at it0) and followed by the
+         * hand-off. One kernel for both was 3-4 % slower where nothing is split and up to 24 %
+         * where it is (docs/perf.md, twentieth session). */
         auto unit = [&](int t, int kb0, int kb1, uint32_t it0) {
             int ctm, ctn;
             cluster_tile(p, t, ctm, ctn);
@@ -657,7 +641,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
             epilogue<PD>(p, acc, ebuf, m0, n0, cw, wtid, echunk);
         };
         uint32_t it = 0;                    /* cooperative (config's static_assert) */
-        int t = cid, s = cid * p.sk_per, tile, kb0, kb1;
+        int t = p.sk_first, s = cid * p.sk_per, tile, kb0, kb1;   /* no whole tile here */
         const int e = min(s + p.sk_per, p.sk_total);
         for (; next_unit(p, ncl, t, s, e, tile, kb0, kb1); j++) {
             unit(tile, kb0, kb1, it);

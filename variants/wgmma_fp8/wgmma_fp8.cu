@@ -102,10 +102,11 @@ struct e4m3_op {
 
 namespace {
 
-/* The one kernel: layout tn, D stored by TMA (supports() refuses an ldd TMA cannot describe). */
+/* The kernel: layout tn, D stored by TMA (supports() refuses an ldd TMA cannot describe); whole
+ * tiles only, also in a point with a stream-K tail (its units: wgmma_fp8_gemm_sk below). */
 __global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_fp8_gemm(const __grid_constant__ kparams p)
 {
-    gemm_body<false, false, false>(p);
+    gemm_body<false, false, false, false>(p);
 }
 
 /* The kernel for wgmma_host.cuh's setup and launch. */
@@ -117,8 +118,28 @@ void (*wg_kernel(bool pd))(kparams)
     return wgmma_fp8_gemm;
 }
 
+#if TB_STREAMK
+/* A stream-K tail's second kernel: the split tiles' units, after wgmma_fp8_gemm has run the
+ * whole tiles (wgmma_host.cuh's launch) */
+__global__ void __launch_bounds__(cfg::THREADS, 1) wgmma_fp8_gemm_sk(const __grid_constant__ kparams p)
+{
+    gemm_body<false, false, false, true>(p);
+}
+
+template <bool AMN, bool BMN>
+void (*wg_kernel_sk())(kparams)
+{
+    static_assert(!AMN && !BMN, "layout tn only");
+    return wgmma_fp8_gemm_sk;
+}
+#endif
+
 } // namespace
 
+/* A stream-K tail's tiles in at most 4 pieces, not the BF16 family's 8 (streamk_rules.cuh):
+ * at 8192^3 and 16384^3 on the H100, two sweeps each, S = 4 ran 0.2-2.8 % faster than S = 8
+ * and its units' kernel took 16.0 us against 17.5 (docs/perf.md, twentieth session) */
+#define WG_SK_TAIL_MAX 4
 #include "../wgmma/wgmma_host.cuh"    /* setup, launch, describe, teardown */
 
 namespace {
