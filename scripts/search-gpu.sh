@@ -25,6 +25,7 @@
 # prints the noise of comparisons made inside one round (pairs of points timed in one round,
 # their ratio against the exhaustive sweep's), over all rounds and over the final rounds.
 # Exit 0 when >= 90 % of shapes are found at <= 1/3 of the exhaustive GPU time, 1 otherwise.
+# SG_KEEP=1 runs every part with --keep-worker (one worker for every shape, on both sides).
 set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --compare ]; then
@@ -134,15 +135,16 @@ awk '!/^#/ && NF { split($1, d, "x"); if (d[1] + 0 <= 1024) print }' results/sha
 awk '!/^#/ && NF { split($1, d, "x"); if (d[1] + 0 > 1024 && !(d[1] == d[2] && d[2] == d[3])) print }' \
     results/shapes/llm.txt > "$out/llm-large.txt"
 s=$(date +%s)
+kw=(); [ "${SG_KEEP:-0}" = 1 ] && kw=(--keep-worker)
 case ${3:-} in
     small) "$TB" sweep --variants "$G" --filter 'wgmma_bf16_*_tn' --shapes "square,$out/llm-small.txt" \
-               --no-energy --no-progress --quiet --db "$out/small.db" >> "$log" 2>&1 ;;
+               --no-energy --no-progress --quiet --db "$out/small.db" "${kw[@]}" >> "$log" 2>&1 ;;
     large) "$TB" sweep --variants "$G" --filter 'wgmma_bf16_*_tn' --shapes "$out/llm-large.txt" \
-               --no-energy --no-progress --quiet --db "$out/large.db" >> "$log" 2>&1 ;;
+               --no-energy --no-progress --quiet --db "$out/large.db" "${kw[@]}" >> "$log" 2>&1 ;;
     # --final 0: on the H100 the final round bought 0-1 shapes for about 4 points of the
     # sweep's time in two runs (docs/search.md, eighteenth session); the command's default stays 3
     search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 0 --explain --table "$out/search-table.json" \
-               --db "$out/search.db" >> "$log" 2>&1 ;;
+               --db "$out/search.db" "${kw[@]}" >> "$log" 2>&1 ;;
     *) echo "search-gpu: --part small|large|search" >&2; exit 2 ;;
 esac
 rc=$?

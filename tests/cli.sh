@@ -530,5 +530,66 @@ out=$(DEV_JOBS="$dv/j9" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep --db "$dv
 [ $rc = 0 ] && [ "$(items "$dv/p.db" | grep -c ' ok$')" = 8 ] && grep -q "device=1 " "$dv/j9" && ok cli-11.9 \
     || bad cli-11.9 "a plan with --devices resumed: exit $rc: $(tr '\n' ';' < "$dv/j9" 2>/dev/null); $out"
 
+# 12. one worker for every shape (--keep-worker, issue 25), by a scripted worker that serves a
+# session: each job line it answers is logged with its pid and problem; it follows "more" and
+# checks what the real worker checks (job_line.h): only "problem" and "seed" may change, and
+# only when the first job said "keep_worker"
+cat > "$tmp/keep_worker" <<'PYEOF'
+#!/usr/bin/python3
+import json, os, sys
+a = sys.argv[1:]
+if a[:1] not in (["measure"], ["env"]):
+    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + a)
+out = os.fdopen(3, "w", buffering=1)
+say = lambda **o: print(json.dumps(o), file=out)
+env = dict(type="env", gpu_name="fake GPU", gpu_uuid="GPU-e0e0e0e0-0000-0000-0000-000000000000", cc_major=9, cc_minor=0, sm_count=132)
+if a[0] == "env":
+    say(**env); sys.exit(0)
+if "--device" in a:
+    say(**env)
+first = None
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    job = json.loads(line)
+    rest = {k: v for k, v in job.items() if k not in ("variants", "more")}
+    if first is None:
+        first = rest
+    else:
+        skip = ("problem", "seed") if first.get("keep_worker") else ()
+        if {k: v for k, v in rest.items() if k not in skip} != {k: v for k, v in first.items() if k not in skip}:
+            say(type="fatal", error="a follow-up job that differs"); sys.exit(2)
+    with open(os.environ["KEEP_JOBS"], "a") as f:
+        f.write(f'{os.getpid()} m={job["problem"]["m"]} seed={job["seed"]} keep={job.get("keep_worker", 0)}\n')
+    say(type="ready")
+    for v in job["variants"]:
+        say(type="begin", variant=v["name"])
+        say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=1.0, n_samples=3,
+            samples_ms=[1.0] * 3, samples_clock_mhz=[1980] * 3, method="cold", stop_reason="scripted")
+    say(type="done")
+    if not job.get("more"):
+        sys.exit(0)
+PYEOF
+chmod +x "$tmp/keep_worker"
+kw="$tmp/keep"; mkdir -p "$kw"
+out=$(KEEP_JOBS="$kw/j1" TILEBENCH_WORKER="$tmp/keep_worker" "$TB" sweep "${vs[@]}" --shapes $shp --keep-worker --no-progress --quiet --db "$kw/a.db" 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(items "$kw/a.db" | grep -c ' ok$')" = 8 ] && [ "$(wc -l < "$kw/j1")" = 4 ] \
+    && [ "$(cut -d' ' -f1 "$kw/j1" | sort -u | wc -l)" = 1 ] && [ "$(cut -d' ' -f2 "$kw/j1" | sort -u | wc -l)" = 4 ] \
+    && [ "$(cut -d' ' -f3 "$kw/j1" | sort -u | wc -l)" = 4 ] && ! grep -q "keep=0" "$kw/j1" \
+    && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; print(json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT options_json FROM runs").fetchone()[0]).get("keep_worker"))' "$kw/a.db")" = 1 ] \
+    && ok cli-12.1 || bad cli-12.1 "--keep-worker: exit $rc, jobs: $(tr '\n' ';' < "$kw/j1" 2>/dev/null); $out"
+# without it: a worker per shape, as before (the same scripted worker, which ends after its job)
+out=$(KEEP_JOBS="$kw/j2" TILEBENCH_WORKER="$tmp/keep_worker" "$TB" sweep "${vs[@]}" --shapes $shp --no-progress --quiet --db "$kw/b.db" 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(items "$kw/b.db" | grep -c ' ok$')" = 8 ] && [ "$(cut -d' ' -f1 "$kw/j2" | sort -u | wc -l)" = 4 ] \
+    && ! grep -q "keep=1" "$kw/j2" && ok cli-12.2 || bad cli-12.2 "without --keep-worker: exit $rc, jobs: $(tr '\n' ';' < "$kw/j2" 2>/dev/null); $out"
+# refused with several GPUs and with the sanitizer (one line, exit 2, no database); and with
+# --resume, whose run keeps its own options
+for args in "--devices 0,1" "--sanitize" "--resume 1"; do
+    out=$("$TB" sweep "${vs[@]}" --shapes 256x256x256 --keep-worker $args --db "$kw/c.db" 2>&1); rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && [ ! -e "$kw/c.db" ] && ok "cli-12.3 $args" \
+        || bad "cli-12.3 $args" "exit $rc: $out"
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

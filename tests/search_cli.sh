@@ -136,7 +136,9 @@ while True:
     if first is None:
         first = job
         env()
-    elif job != first:
+    elif job != first and not (first.get("keep_worker") and
+                               {k: v for k, v in job.items() if k not in ("problem", "seed")} ==
+                               {k: v for k, v in first.items() if k not in ("problem", "seed")}):
         say(type="fatal", error="a follow-up job for another problem"); sys.exit(2)
     n = int(open(os.environ["REC_COUNT"]).read() or 0) + 1 if os.path.exists(os.environ["REC_COUNT"]) else 1
     open(os.environ["REC_COUNT"], "w").write(str(n))
@@ -240,6 +242,14 @@ out=$(REC_JOBS="$tmp/jobs4" REC_STARTS="$tmp/starts4" REC_COUNT="$tmp/count4" RE
       "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/one.db" 2>&1); rc=$?
 r4=$(/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('SELECT count(*) FROM runs').fetchone()[0], c.execute(\"SELECT count(*) FROM measurements WHERE status != 'ok'\").fetchone()[0])" "$tmp/one.db" 2>&1)
 [ $rc = 0 ] && [ "$r4" = "$(wc -l < "$tmp/starts4") 0" ] && ok search-5.5 || bad search-5.5 "exit $rc, runs and failures '$r4', $(wc -l < "$tmp/starts4") workers: $(tail -2 <<<"$out")"
+# --keep-worker: one worker for every shape's rounds, the same winners (the recording decides)
+out=$(REC_JOBS="$tmp/jobs7" REC_STARTS="$tmp/starts7" REC_COUNT="$tmp/count7" \
+      "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/keep.db" --keep-worker 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(wc -l < "$tmp/starts7")" = 1 ] && grep -q "^[0-9]* rounds, 1 worker started" <<<"$out" \
+    && [ "$(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out")" = "$got" ] \
+    && ok search-5.7 || bad search-5.7 "exit $rc, $(wc -l < "$tmp/starts7") workers, winners $(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out" | tr '\n' ';') against $(tr '\n' ';' <<<"$got"): $(tail -2 <<<"$out")"
+out=$("$TB" search --replay "$tmp/rec.db" --keep-worker 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "keep-worker" <<<"$out" && ok search-5.8 || bad search-5.8 "--keep-worker with --replay: exit $rc: $out"
 # SIGINT while a kept worker hangs in its third job: the search stops (130), the round's run is
 # interrupted, the worker is gone
 REC_JOBS="$tmp/jobs5" REC_STARTS="$tmp/starts5" REC_COUNT="$tmp/count5" REC_HANG=3 REC_HUNG="$tmp/hung" \

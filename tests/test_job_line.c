@@ -168,5 +168,56 @@ int main(void)
         TB_CHECK(kill(pid2, 0) == -1 && errno == ESRCH);
         TB_CHECK(tb_shape_session_close(&s) == 0);   /* nothing left */
     }
+    TB_CASE("job-2.3", "--keep-worker: one session key for every shape, which the worker follows: "
+            "another problem and seed are taken, another option refused; without it, refused") {
+        tb_sweep_opts o;
+        tb_sweep_opts_default(&o);
+        o.keep_worker = 1;
+        tb_shape sa = { .m = 1024, .n = 8192, .k = 8192, .batch = 1, .label = "a", .op = TB_OP_GEMM };
+        tb_shape sb = { .m = 16, .n = 4096, .k = 1024, .batch = 1, .label = "b", .op = TB_OP_GEMM };
+        tb_problem_info pa, pb;
+        tb_problem qa, qb;
+        tb_sweep_problem(&sa, &o, &pa);
+        tb_sweep_problem(&sb, &o, &pb);
+        tb_sweep_problem_abi(&pa, &qa);
+        tb_sweep_problem_abi(&pb, &qb);
+        tb_catalog cat;
+        memset(&cat, 0, sizeof cat);
+        tb_variant_info v[1];
+        memset(v, 0, sizeof v);
+        snprintf(v[0].name, sizeof v[0].name, "point_tn");
+        snprintf(v[0].file, sizeof v[0].file, "/lib/point.so");
+        cat.v = v;
+        cat.n = 1;
+        int all[1] = { 1 };
+        cJSON *ja = tb_worker_job_json(&o, &qa, &cat, all, 1, 42), *jb = tb_worker_job_json(&o, &qb, &cat, all, 1, 43);
+        char *ka = tb_shape_session_key(ja), *kb = tb_shape_session_key(jb);
+        TB_CHECK(ka && kb && !strcmp(ka, kb));   /* two shapes, two seeds: one worker */
+        TB_CHECK(ka && !strstr(ka, "problem") && !strstr(ka, "\"seed\"") && strstr(ka, "keep_worker"));
+        o.pace = 1;                              /* another option: another worker */
+        cJSON *jc = tb_worker_job_json(&o, &qb, &cat, all, 1, 43);
+        char *kc = tb_shape_session_key(jc);
+        TB_CHECK(kc && ka && strcmp(ka, kc));
+        char *la = cJSON_PrintUnformatted(ja), *lb = cJSON_PrintUnformatted(jb), *lc = cJSON_PrintUnformatted(jc);
+        cJSON *fa = NULL, *va = NULL, *rb = NULL, *vb = NULL, *rc = NULL, *vc = NULL;
+        int more = 0, retake = -1;
+        TB_CHECK(tbw_job_split(la, &fa, &va, &more, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tbw_job_split(lb, &rb, &vb, &more, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tbw_job_split(lc, &rc, &vc, &more, msg, sizeof msg) == TB_OK);
+        TB_CHECK(tbw_job_follow(fa, fa, fa, &retake, msg, sizeof msg) == TB_OK && retake == 0);
+        TB_CHECK(tbw_job_follow(fa, fa, rb, &retake, msg, sizeof msg) == TB_OK && retake == 1);
+        TB_CHECK(tbw_job_follow(fa, rb, rb, &retake, msg, sizeof msg) == TB_OK && retake == 0);
+        TB_CHECK(tbw_job_follow(fa, rb, fa, &retake, msg, sizeof msg) == TB_OK && retake == 1);
+        TB_CHECK(tbw_job_follow(fa, rb, rc, &retake, msg, sizeof msg) == TB_EUSAGE && retake == 0);
+        TB_CHECK_STR_CONTAINS(msg, "\"pace\" differs");
+        /* the first job without keep_worker: a new problem is refused, as before */
+        cJSON_DeleteItemFromObjectCaseSensitive(fa, "keep_worker");
+        TB_CHECK(tbw_job_follow(fa, fa, rb, &retake, msg, sizeof msg) == TB_EUSAGE && retake == 0);
+        TB_CHECK_STR_CONTAINS(msg, "differs");
+        cJSON_Delete(fa); cJSON_Delete(va); cJSON_Delete(rb); cJSON_Delete(vb); cJSON_Delete(rc); cJSON_Delete(vc);
+        cJSON_free(la); cJSON_free(lb); cJSON_free(lc);
+        free(ka); free(kb); free(kc);
+        cJSON_Delete(ja); cJSON_Delete(jb); cJSON_Delete(jc);
+    }
     return tb_test_done();
 }

@@ -66,6 +66,8 @@ static void help(void)
            "                  the family, instead of the default constants. Replayed on two\n"
            "                  H100 recordings, a stored model was the worse start: it found fewer\n"
            "                  winners (docs/search.md, eighteenth session)\n"
+           "  --keep-worker   without --replay: one worker for the whole search, not one per\n"
+           "                  shape (as sweep --keep-worker: the problem taken anew per shape)\n"
            "  --max-samples N without --replay: samples per timed point at most, under the sweep's\n"
            "                  stopping rule (stdrel); 0, the default, keeps that rule's own bound\n"
            "  --variants PATH without --replay: the libraries (repeatable; default the shipped\n"
@@ -165,6 +167,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "max-samples", required_argument, 0, 'M' }, { "replay-noise", required_argument, 0, 'N' },
         { "refit", required_argument, 0, 'R' }, { "incumbent", required_argument, 0, 'I' },
         { "final", required_argument, 0, 'F' }, { "model", required_argument, 0, 'm' },
+        { "keep-worker", no_argument, 0, 'K' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     const char *model_db = NULL;
@@ -172,7 +175,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     size_t nv = 0;
     long long per_round = 2, explore = -1, max_samples = 0, final_top = 3;
     double budget = 0, dram = 3000, quantile = 0.8;
-    int explain = 0, refit_last = 0, incumbent = 0, c;
+    int explain = 0, refit_last = 0, incumbent = 0, keep_worker = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -202,14 +205,16 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             break;
         case 'F': if (tb_cli_int("--final", optarg, 0, 16, &final_top)) return TB_EXIT_USAGE; break;
         case 'm': model_db = optarg; break;
+        case 'K': keep_worker = 1; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
         case 'h': help(); return TB_EXIT_OK;
         default: return tb_cli_bad_option("search", argv, optind, optopt);
         }
     }
     if (optind < argc) return tb_cli_error("search takes no operand ('%s'; see 'tilebench search --help')", argv[optind]);
-    if (db && (out_db || nv))
-        return tb_cli_error("--replay takes its timings from DB: --db and --variants are for timing on the GPU");
+    if (db && (out_db || nv || keep_worker))
+        return tb_cli_error("--replay takes its timings from DB: --db, --variants and --keep-worker "
+                            "are for timing on the GPU");
     char msg[TB_MSG_LEN];
     if (shapes_spec) {   /* an attention shape is refused before the GPU is opened or a file written */
         tb_shape_list early = { 0 };
@@ -246,7 +251,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             if (f) { fclose(f); vpaths[nv++] = grid; }
         }
         if (!shapes_spec) shapes_spec = "square";
-        rc = tb_search_gpu_open(&gc, paths, vpaths, nv, gc.db, (int)max_samples, argc, argv, msg, sizeof msg);
+        rc = tb_search_gpu_open(&gc, paths, vpaths, nv, gc.db, (int)max_samples, keep_worker, argc,
+                                argv, msg, sizeof msg);
         gpu_open = rc == TB_OK;
         if (rc == TB_OK) rc = tb_replay_load_points(&gc.cat, family, &rp, msg, sizeof msg);
         env = gc.env;

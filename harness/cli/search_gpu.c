@@ -7,7 +7,8 @@
  * Why not `tilebench sweep` per round, as the first version did: each such run asked a worker
  * for the GPU and probed every library again, 0.6-0.8 s a round, 193 s of a 490 s search on
  * the H100; and why not a worker per round, as the second did: 0.35 s a round for its start
- * (the CUDA context, the buffers), 58.5 s of 194.9 s (docs/search.md). */
+ * (the CUDA context, the buffers), 58.5 s of 194.9 s (docs/search.md). With --keep-worker one
+ * worker serves every shape (driver/session.h). */
 #define _GNU_SOURCE
 #include "cli/search_gpu.h"
 #include "cli/cli.h"
@@ -26,7 +27,8 @@
 #include <string.h>
 
 int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, size_t nv,
-                       const char *db, int max_samples, int argc, char **argv, char *msg, size_t len)
+                       const char *db, int max_samples, int keep_worker, int argc, char **argv,
+                       char *msg, size_t len)
 {
     memset(g, 0, sizeof *g);
     const double t0 = tb_now();
@@ -37,6 +39,7 @@ int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, s
     tb_sweep_opts_default(&g->o);
     g->o.no_energy = 1;
     g->o.no_confirm = 1;     /* a round ranks a few points: no confirming pass (docs/search.md) */
+    g->o.keep_worker = keep_worker;   /* one worker for every shape (driver/session.h) */
     if (max_samples > 0) {   /* the bound goes into the stop spec the worker applies */
         g->o.max_samples = max_samples;
         if (g->o.min_samples > max_samples) g->o.min_samples = max_samples;
@@ -92,6 +95,7 @@ static char *round_options(const tb_search_gpu *g, const char *shape)
     cJSON_AddStringToObject(o, "layout", g->o.layout);
     cJSON_AddNumberToObject(o, "no_energy", 1);
     cJSON_AddNumberToObject(o, "no_confirm", 1);
+    if (g->o.keep_worker) cJSON_AddNumberToObject(o, "keep_worker", 1);
     char *t = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return t;
@@ -103,7 +107,7 @@ int tb_search_gpu_time(void *ctx, const tb_search_point *pts, const int *idx, in
 {
     tb_search_gpu *g = ctx;
     const double t0 = tb_now();
-    if (g->sess.live && (g->shape[0] != m || g->shape[1] != nn || g->shape[2] != k))
+    if (g->sess.live && !g->o.keep_worker && (g->shape[0] != m || g->shape[1] != nn || g->shape[2] != k))
         tb_shape_session_close(&g->sess);   /* the last shape's worker: in this round's time */
     g->shape[0] = m; g->shape[1] = nn; g->shape[2] = k;
     g->rounds++;

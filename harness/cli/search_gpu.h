@@ -31,9 +31,11 @@ typedef struct tb_search_gpu {
 } tb_search_gpu;
 
 /* Ask the GPU (device 0) and probe the libraries of vpaths once. max_samples 0: the sweep's
- * default stop rule. TB_OK, or a TB_E* code with msg. */
+ * default stop rule; keep_worker 1: one worker for every shape, not one per shape. TB_OK, or a
+ * TB_E* code with msg. */
 int tb_search_gpu_open(tb_search_gpu *g, const tb_paths *paths, char **vpaths, size_t nv,
-                       const char *db, int max_samples, int argc, char **argv, char *msg, size_t len);
+                       const char *db, int max_samples, int keep_worker, int argc, char **argv,
+                       char *msg, size_t len);
 /* A tb_search_time_fn (ctx: a tb_search_gpu): the points idx[0..n) on one shape, as one run,
  * measured by the shape's worker (started with the shape's first round, kept across its rounds;
  * the previous shape's worker ended first, in this round's time). */

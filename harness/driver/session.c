@@ -19,6 +19,10 @@ char *tb_shape_session_key(const cJSON *job)
     if (!c) return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(c, "variants");
     cJSON_DeleteItemFromObjectCaseSensitive(c, "more");
+    if (cJSON_GetObjectItemCaseSensitive(c, "keep_worker")) {   /* any problem, any seed */
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "problem");
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "seed");
+    }
     char *t = cJSON_PrintUnformatted(c);
     cJSON_Delete(c);
     char *k = t ? strdup(t) : NULL;

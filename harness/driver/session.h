@@ -5,7 +5,9 @@
  * takes the session's worker when it serves the same job (the same problem, seeds and options:
  * the job less its variants), else starts one; after a job it finished it gives the worker back,
  * alive; a worker that crashed, hung, was interrupted or ended is never given back, so the next
- * job starts a new one. A sweep passes no session: one job per worker, as before. */
+ * job starts a new one. A sweep passes no session: one job per worker, as before; with
+ * --keep-worker (sweep or search, one GPU) the key leaves out the problem and the seed, so one
+ * worker serves every shape, taking each new problem (worker/job_line.h). */
 #ifndef TB_SESSION_H
 #define TB_SESSION_H
 #include <stddef.h>
@@ -25,7 +27,8 @@ typedef struct tb_shape_session {
 void tb_shape_session_open(tb_shape_session *s);
 
 /* The session key of job (a worker job, tb_worker_job_json): the job less its "variants" and
- * "more", as JSON text (malloc'd), or NULL out of memory. */
+ * "more" (and its "problem" and "seed" when it has "keep_worker": one worker for every shape),
+ * as JSON text (malloc'd), or NULL out of memory. */
 char *tb_shape_session_key(const cJSON *job);
 
 /* The live worker, when it serves key: 1, with *p its process (now the caller's) and *env_line

@@ -5,6 +5,7 @@
 #include "driver/sweep_int.h"
 #include "driver/sanitize.h"
 #include "driver/early.h"
+#include "driver/session.h"
 #include "common/nvml.h"
 #include "driver/spawn.h"
 #include "driver/counters_pass.h"
@@ -414,8 +415,21 @@ int tb_sweep_run(tb_store *st, int64_t run_id, const char *worker, const tb_swee
             x->rep = (tb_sweep_report){ &x->wrap, w_warning, w_result, w_status, rep->phases, w_lock };
         } else x->rep = *rep;
     }
-    if (!sh.multi) slot_main(&sl[0]);
-    else {
+    if (!sh.multi) {
+        /* --keep-worker in a sweep: one worker for every shape (a search brings its own
+         * session); its exit is counted with the workers' starts */
+        tb_shape_session own;
+        const int mine = o->keep_worker && !o->session;
+        if (mine) {
+            tb_shape_session_open(&own);
+            sl[0].o.session = &own;
+        }
+        slot_main(&sl[0]);
+        if (mine) {
+            const double s = tb_shape_session_close(&own);
+            if (rep->phases) rep->phases->s[TB_PH_WORKER_START] += s;
+        }
+    } else {
         char nm[TB_MSG_LEN];   /* opened once here, not lazily by several threads at once */
         if (tb_nvml_open(nm, sizeof nm) != TB_OK) nm[0] = 0;
         int started = 0;

@@ -56,6 +56,9 @@ typedef struct tb_sweep_opts {
     struct tb_shape_session *session;   /* NULL (a sweep): a worker per shape, one job each;
                                  set (search, one GPU): a worker kept across the jobs of one
                                  problem (driver/session.h); never travels in the job */
+    int    keep_worker;       /* --keep-worker (one GPU): one worker kept across shapes too, the
+                                 problem taken anew for each (the job's "keep_worker"; a sweep
+                                 makes itself a session: driver/session.h) */
 } tb_sweep_opts;
 
 typedef struct tb_sweep_report {

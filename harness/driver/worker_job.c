@@ -60,6 +60,7 @@ cJSON *tb_worker_job_json(const tb_sweep_opts *o, const tb_problem *prob, const 
     cJSON_AddNumberToObject(j, "pace", o->pace);
     if (o->lockstep) cJSON_AddNumberToObject(j, "lockstep", 1);
     if (o->ndev > 1) cJSON_AddNumberToObject(j, "slot", o->slot);
+    if (o->keep_worker) cJSON_AddNumberToObject(j, "keep_worker", 1);
     cJSON_AddItemToObject(j, "problem", tb_wire_problem_to_json(prob));
     cJSON *vs = cJSON_AddArrayToObject(j, "variants");
     for (size_t i = 0; i < nv; i++) {

@@ -10,6 +10,7 @@
 #include "worker/op_worker.h"
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static size_t extent(tb_layout lay, int64_t rows, int64_t cols, int64_t ld, int64_t batch,
                      int64_t stride)
@@ -140,6 +141,24 @@ static uint64_t mix64(uint64_t z)
 uint64_t tbw_input_seed(uint64_t hidden_seed, uint64_t n)
 {
     return mix64(hidden_seed ^ 0xF7E5A5C3B1D9E0A7ull ^ mix64(n));
+}
+
+void tbw_free_problem(worker *w)
+{
+    tb_val_bufs *b = &w->vb;
+    cudaStreamSynchronize(w->s);
+    void *own[] = { b->a, b->b, b->c, b->d_base, b->d_ref, b->d_ref2, b->cmp_dev, b->scratch,
+                    b->lse_base, b->lse_ref, b->lse_ref2, b->ref_ws, b->rule_ws, b->norm_dev };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i]) cudaFree(own[i]);
+    for (int k = 0; k < w->nslabs; k++) cudaFree(w->slab[k]);
+    cudaGetLastError();
+    memset(b, 0, sizeof *b);
+    free(w->sets);   /* set 0 points into the main buffers: made again on first use */
+    w->sets = NULL;
+    w->nsets = w->nslabs = 0;
+    memset(w->set_bytes, 0, sizeof w->set_bytes);
+    w->sets_bytes = 0;
 }
 
 int tbw_alloc_bufs(worker *w, char *msg, size_t len)

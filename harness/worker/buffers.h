@@ -11,6 +11,11 @@
 #include <stdint.h>
 #include "worker/state.h"
 
+/* Free what tbw_alloc_bufs's op alloc and tbw_ensure_sets made for the problem (w->vb, the
+ * input sets), so that another problem can be taken on the same context (--keep-worker); the
+ * timing methods' buffers (w->md) do not depend on the problem and stay. Synchronises w->s
+ * first. Can't fail: an error of cudaFree leaves the allocation to the context's end. */
+void tbw_free_problem(worker *w);
 /* Size and allocate w->vb for the problem (zeroed; w->opw's alloc), then the timing methods'
  * (tb_measure_dev_init). TB_OK, or an error in msg. */
 int tbw_alloc_bufs(worker *w, char *msg, size_t len);

@@ -117,8 +117,8 @@ static void interleave(worker *w, vstate **act, int na, int confirm_samples)
     free(order);
 }
 
-/* The job's problem, seeds and options (rest: the job less its variants) into w. */
-static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
+/* The job's problem and seed into w (its buffers are allocated apart: tbw_alloc_bufs). */
+static int take_problem(const cJSON *j, worker *w, char *msg, size_t len)
 {
     tb_problem prob;
     int rc = tb_wire_problem_from_json(cJSON_GetObjectItemCaseSensitive(j, "problem"), &prob, msg, len);
@@ -131,11 +131,19 @@ static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
     w->op = prob.op;
     rc = w->opw->take(w, &prob, msg, len);
     if (rc) return rc;
+    w->seed = (uint64_t)tb_json_num(j, "seed", 1);
+    return TB_OK;
+}
+
+/* The job's problem, seeds and options (rest: the job less its variants) into w. */
+static int parse_options(const cJSON *j, worker *w, char *msg, size_t len)
+{
+    int rc = take_problem(j, w, msg, len);
+    if (rc) return rc;
     w->device = (int)tb_json_num(j, "device", 0);
     w->slot = (int)tb_json_num(j, "slot", -1);
     const char *uuid = tb_json_str(j, "device_uuid", "");
     if (uuid[0] && tbw_resolve_device(uuid, &w->device, msg, len) != TB_OK) return TB_ENOGPU;
-    w->seed = (uint64_t)tb_json_num(j, "seed", 1);
     w->trials = (int)tb_json_num(j, "trials", 3);
     w->validate_only = (int)tb_json_num(j, "validate_only", 0);
     w->dist = strcmp(tb_json_str(j, "init", "uniform"), "normal") == 0 ? TB_INIT_NORMAL
@@ -441,8 +449,11 @@ int tbw_cmd_measure(const char *early_device)
         return 2;
     }
     /* the session (job_line.h): after a job with "more", the next job line, for the same
-     * problem, seeds and options: its variants on the same context, buffers and reference */
+     * problem, seeds and options: its variants on the same context, buffers and reference;
+     * with "keep_worker", for another problem and seed too: the problem's buffers are freed
+     * and the new problem's allocated (the context, the reference and w->md stay) */
     int status = 0;
+    cJSON *prev = NULL;   /* the job measured last, when not the first */
     for (;;) {
         tbw_out_simple("ready", NULL, NULL);
         run_job(&w, jvs, njv);
@@ -450,15 +461,23 @@ int tbw_cmd_measure(const char *early_device)
         jvs = NULL;
         if (!more || !(line = tbw_read_job(&lb))) break;   /* stdin ended: the session is over */
         cJSON *rest = NULL;
+        int retake = 0;
         rc = tbw_job_split(line, &rest, &vars, &more, msg, sizeof msg);
         free(line);
-        if (rc == TB_OK) rc = tbw_job_same(first, rest, msg, sizeof msg);
+        if (rc == TB_OK) rc = tbw_job_follow(first, prev ? prev : first, rest, &retake, msg, sizeof msg);
+        if (rc == TB_OK && retake) {
+            tbw_free_problem(&w);
+            rc = take_problem(rest, &w, msg, sizeof msg);
+            if (rc == TB_OK) rc = w.opw->alloc(&w, msg, sizeof msg);
+        }
         if (rc == TB_OK) rc = parse_variants(vars, &jvs, &njv, msg, sizeof msg);
-        cJSON_Delete(rest);
+        cJSON_Delete(prev);
+        prev = rest;
         cJSON_Delete(vars);
         if (rc) { tbw_out_simple("fatal", "error", msg); status = 2; break; }
     }
     free(jvs);
+    cJSON_Delete(prev);
     cJSON_Delete(first);
     tb_linebuf_free(&lb);
     tb_ref_close(w.ref);
