@@ -142,8 +142,10 @@ case ${3:-} in
     large) "$TB" sweep --variants "$G" --filter 'wgmma_bf16_*_tn' --shapes "$out/llm-large.txt" \
                --no-energy --no-progress --quiet --db "$out/large.db" "${kw[@]}" >> "$log" 2>&1 ;;
     # --final 0: on the H100 the final round bought 0-1 shapes for about 4 points of the
-    # sweep's time in two runs (docs/search.md, eighteenth session); the command's default stays 3
-    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 0 --explain --table "$out/search-table.json" \
+    # sweep's time in two runs (docs/search.md, eighteenth session); the command's default stays 3.
+    # --siblings 1: replayed +1.5 shapes on the twentieth session's sweep for +3 points of time
+    # (docs/search.md, twentieth session); the command's default stays 0
+    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 0 --siblings 1 --explain --table "$out/search-table.json" \
                --db "$out/search.db" "${kw[@]}" >> "$log" 2>&1 ;;
     *) echo "search-gpu: --part small|large|search" >&2; exit 2 ;;
 esac

@@ -245,7 +245,7 @@ r4=$(/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); pr
 # --keep-worker: one worker for every shape's rounds, the same winners (the recording decides)
 out=$(REC_JOBS="$tmp/jobs7" REC_STARTS="$tmp/starts7" REC_COUNT="$tmp/count7" \
       "$TB" search --variants "$tmp/grid" --variants "$TB_VARIANTS" --shapes $shp --db "$tmp/keep.db" --keep-worker 2>&1); rc=$?
-[ $rc = 0 ] && [ "$(wc -l < "$tmp/starts7")" = 1 ] && grep -q "^[0-9]* rounds, 1 worker started" <<<"$out" \
+[ $rc = 0 ] && [ "$(wc -l < "$tmp/starts7")" = 1 ] && grep -q "^[0-9]* rounds, 1 worker started (one for every shape, --keep-worker" <<<"$out" \
     && [ "$(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out")" = "$got" ] \
     && ok search-5.7 || bad search-5.7 "exit $rc, $(wc -l < "$tmp/starts7") workers, winners $(awk '/^[0-9]+x/ { print $1, $2 }' <<<"$out" | tr '\n' ';') against $(tr '\n' ';' <<<"$got"): $(tail -2 <<<"$out")"
 out=$("$TB" search --replay "$tmp/rec.db" --keep-worker 2>&1); rc=$?

@@ -78,6 +78,24 @@ static int biased_alone(void *ctx, const tb_search_point *pts, const int *idx, i
     return TB_OK;
 }
 
+/* search-2.5's timings: each point a fixed factor of the first point's prediction by the
+ * default model (ctx: the factors, by point index) */
+static int by_factor(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                     int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    (void)msg; (void)len;
+    const double *f = ctx;
+    tb_model d;
+    tb_model_default(&d);
+    const double base = tb_model_predict_ms(&d, &H100, &pts[0].k, m, nn, k, 1700);
+    for (int i = 0; i < n; i++) {
+        ms[i] = base * f[idx[i]];
+        clk[i] = 1700;
+        *cost += 0.1;
+    }
+    return TB_OK;
+}
+
 int main(void)
 {
     char msg[TB_MSG_LEN];
@@ -344,6 +362,43 @@ int main(void)
         TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
         printf("  margin %.3f: %d timed, final round of %d\n", r.shapes[0].margin, r.shapes[0].timed, r.shapes[0].final_n);
         TB_CHECK(r.shapes[0].timed == 2 && r.shapes[0].margin < 0.019 && r.shapes[0].final_n == 0 && r.shapes[0].winner == 0);
+        tb_search_result_free(&r);
+    }
+    TB_CASE("search-2.5", "the sibling round times the winner's untimed class mates predicted within the margin "
+            "beside it; one faster wins; without it the rounds stop at the first of the class") {
+        /* a memory-bound shape (M = 1): the model predicts the two 64x128 pingpong points alike;
+         * the explore round times a, c and d; c and d, 10 % slower than predicted, set the shape's
+         * scale, which puts b's prediction out of reach of a's time: the rounds stop there */
+        tb_search_point p4[4] = { { "a", knobs(64, 128, 6, 1, 1, 0) }, { "b", knobs(64, 128, 8, 1, 1, 0) },
+                                  { "c", knobs(128, 256, 4, 0, 1, 0) }, { "d", knobs(128, 128, 6, 0, 1, 0) } };
+        double f[4] = { 1.00, 0.98, 1.10, 1.10 };
+        const int64_t one[1][3] = { { 1, 8192, 8192 } };
+        tb_model d0;
+        tb_model_default(&d0);
+        const double pa = tb_model_predict_ms(&d0, &H100, &p4[0].k, 1, 8192, 8192, 1700),
+                     pb = tb_model_predict_ms(&d0, &H100, &p4[1].k, 1, 8192, 8192, 1700);
+        printf("  predicted a %.4f ms, b %.4f ms\n", pa, pb);
+        TB_CHECK(fabs(pb / pa - 1) < 0.01);
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        o.final_top = 0;
+        o.explore = 1000;
+        tb_search_result r;
+        TB_CHECK(tb_search_run(p4, 4, one, 1, &H100, &md, &o, by_factor, f, &r, msg, sizeof msg) == TB_OK);
+        printf("  without: winner %d, %d timed, %d rounds\n", r.shapes[0].winner, r.shapes[0].timed, r.shapes[0].rounds);
+        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].timed == 3);
+        tb_search_result_free(&r);
+        o.siblings = 1;
+        TB_CHECK(tb_search_run(p4, 4, one, 1, &H100, &md, &o, by_factor, f, &r, msg, sizeof msg) == TB_OK);
+        printf("  with: winner %d, %d timed, %d rounds, %d re-timed\n", r.shapes[0].winner, r.shapes[0].timed,
+               r.shapes[0].rounds, r.shapes[0].retimed);
+        TB_CHECK(r.shapes[0].winner == 1 && r.shapes[0].timed == 4 && r.shapes[0].retimed == 1);
+        TB_CHECK(fabs(r.shapes[0].winner_ms / (f[1] / f[0]) - r.obs[0].ms) < 1e-9 * r.obs[0].ms);
+        tb_search_result_free(&r);
+        /* a class mate slower than the winner is timed and loses */
+        f[1] = 1.02;
+        TB_CHECK(tb_search_run(p4, 4, one, 1, &H100, &md, &o, by_factor, f, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].timed == 4);
         tb_search_result_free(&r);
     }
     TB_CASE("search-2.3", "round noise: a round's offset common to its points, a fresh point draw each round") {

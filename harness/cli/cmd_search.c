@@ -94,6 +94,9 @@ static void help(void)
            "  --final N       a shape ends with a round that re-times its best N measured points\n"
            "                  within the margin of the best, together; the fastest there wins\n"
            "                  (default 3; 0: no final round)\n"
+           "  --siblings N    before it, a round that times at most N untimed points of the\n"
+           "                  winner's tile class predicted within the margin, beside the winner\n"
+           "                  (default 0: none; docs/search.md, twentieth session)\n"
            "  --dram-gbps G   the DRAM ceiling when DB holds no doctor --calibrate (default 3000)\n"
            "  --explain       per shape, every timed point's prediction beside its time, and the\n"
            "                  model's rank correlation with the whole sweep\n"
@@ -167,13 +170,13 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "max-samples", required_argument, 0, 'M' }, { "replay-noise", required_argument, 0, 'N' },
         { "refit", required_argument, 0, 'R' }, { "incumbent", required_argument, 0, 'I' },
         { "final", required_argument, 0, 'F' }, { "model", required_argument, 0, 'm' },
-        { "keep-worker", no_argument, 0, 'K' },
+        { "keep-worker", no_argument, 0, 'K' }, { "siblings", required_argument, 0, 'S' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     const char *model_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
-    long long per_round = 2, explore = -1, max_samples = 0, final_top = 3;
+    long long per_round = 2, explore = -1, max_samples = 0, final_top = 3, siblings = 0;
     double budget = 0, dram = 3000, quantile = 0.8;
     int explain = 0, refit_last = 0, incumbent = 0, keep_worker = 0, c;
     opterr = 0;
@@ -204,6 +207,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             incumbent = !strcmp(optarg, "on");
             break;
         case 'F': if (tb_cli_int("--final", optarg, 0, 16, &final_top)) return TB_EXIT_USAGE; break;
+        case 'S': if (tb_cli_int("--siblings", optarg, 0, 16, &siblings)) return TB_EXIT_USAGE; break;
         case 'm': model_db = optarg; break;
         case 'K': keep_worker = 1; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
@@ -297,6 +301,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     o.refit_last = refit_last;
     o.incumbent = incumbent;
     o.final_top = (int)final_top;
+    o.siblings = (int)siblings;
     if (explore >= 0) o.explore = (int)explore;
     tb_model md;
     tb_model_default(&md);
@@ -432,9 +437,9 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     {
         printf("a winner on %d of %zu shapes; timed %zu of %zu points x shapes; GPU time %.1f s "
                "(the sweeps' wall time)\n", found, ns, res.n_obs, (size_t)rp.n_pts * ns, res.cost_s);
-        printf("%d round%s, %d worker%s started (one per shape, kept across its rounds; a crash "
-               "starts another)\n", gc.rounds, gc.rounds == 1 ? "" : "s", gc.sess.starts,
-               gc.sess.starts == 1 ? "" : "s");
+        printf("%d round%s, %d worker%s started (%s; a crash starts another)\n", gc.rounds,
+               gc.rounds == 1 ? "" : "s", gc.sess.starts, gc.sess.starts == 1 ? "" : "s",
+               keep_worker ? "one for every shape, --keep-worker" : "one per shape, kept across its rounds");
     }
     int retimed = 0, finals = 0, changed = 0;
     for (size_t s = 0; s < ns; s++) {

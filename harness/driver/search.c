@@ -110,6 +110,85 @@ static int grow(tb_search_result *r, size_t need)
     return 0;
 }
 
+/* A round's times ms[0..take) of points idx[0..take) on shape s (sh) into out's observations,
+ * with the predictions pred they had; tms and the shape's winner follow. A failed or declined
+ * point is marked timed but never wins. *clock follows the last valid clock. 0, or -1 out of
+ * memory. */
+static int record_round(const tb_search_point *points, tb_search_shape *sh, int s, const int *idx,
+                        int take, const double *ms, const double *clk, const double *pred, char *timed,
+                        double *tms, double *clock, tb_search_result *out)
+{
+    if (grow(out, out->n_obs + take)) return -1;
+    for (int i = 0; i < take; i++) {
+        const int p = idx[i];
+        timed[p] = 1;
+        sh->timed++;
+        if (!isfinite(ms[i]) || ms[i] <= 0) continue;   /* failed or declined: never wins */
+        if (isfinite(clk[i]) && clk[i] > 0) *clock = clk[i];
+        tb_obs *ob = &out->obs[out->n_obs];
+        ob->k = points[p].k;
+        ob->m = sh->m; ob->n = sh->n; ob->kk = sh->k;
+        ob->clock_mhz = isfinite(clk[i]) && clk[i] > 0 ? clk[i] : *clock;
+        ob->ms = ms[i];
+        ob->shape = s;
+        out->obs_point[out->n_obs] = p;
+        out->obs_pred_ms[out->n_obs] = pred[p];
+        out->n_obs++;
+        tms[p] = ms[i];
+        if (ms[i] < sh->winner_ms) { sh->winner_ms = ms[i]; sh->winner = p; }
+    }
+    return 0;
+}
+
+/* Two points of one tile class (tile and schedule): the explore round's and the sibling
+ * round's unit. */
+static int same_class(const tb_knobs *a, const tb_knobs *b)
+{
+    return a->tile_m == b->tile_m && a->tile_n == b->tile_n && a->pingpong == b->pingpong;
+}
+
+/* A shape's sibling round (o->siblings, docs/search.md, twentieth session): when its rounds
+ * stop, the untimed points of the winner's tile class whose predictions are within the margin
+ * of the winner's own, the most promising first, at most n of them, timed together with the
+ * winner, their times put on the shape's footing by the winner's (as the incumbent's); one of
+ * them faster than the winner becomes the winner. The points it serves: a memory-bound shape's
+ * points of one class, which the model predicts alike (one bound for all), and which the
+ * rounds stop at after timing one of. TB_OK, or time_fn's error or out of memory. */
+static int sibling_round(const tb_search_point *points, int n_points, tb_search_shape *sh, int s, int n,
+                         double margin, const double *pred, char *timed, double *tms, uint64_t *rmask,
+                         int *idx, double *ms, double *clk, double *clock, tb_search_time_fn time_fn,
+                         void *ctx, tb_search_result *out, char *msg, size_t len)
+{
+    const int w = sh->winner;
+    int nc = 0;
+    for (int i = 0; i < n_points; i++)
+        if (!timed[i] && same_class(&points[i].k, &points[w].k) && pred[i] <= pred[w] * exp(margin))
+            idx[nc++] = i;
+    for (int a = 1; a < nc; a++)
+        for (int b = a; b > 0 && pred[idx[b]] < pred[idx[b - 1]]; b--) {
+            const int t = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = t;
+        }
+    if (nc > n) nc = n;
+    if (nc < 1) return TB_OK;
+    idx[nc] = w;
+    double cost = 0;
+    for (int i = 0; i <= nc; i++) { ms[i] = NAN; clk[i] = NAN; }
+    int rc = time_fn(ctx, points, idx, nc + 1, sh->m, sh->n, sh->k, ms, clk, &cost, msg, len);
+    if (rc != TB_OK) return rc;
+    for (int i = 0; i <= nc && sh->rounds < 64; i++) rmask[idx[i]] |= (uint64_t)1 << sh->rounds;
+    sh->rounds++;
+    sh->retimed++;
+    sh->cost_s += cost;
+    out->cost_s += cost;
+    if (isfinite(ms[nc]) && ms[nc] > 0 && isfinite(tms[w]) && tms[w] > 0) {
+        const double f = tms[w] / ms[nc];
+        for (int i = 0; i < nc; i++) ms[i] *= f;
+    }
+    if (record_round(points, sh, s, idx, nc, ms, clk, pred, timed, tms, clock, out))
+        return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    return TB_OK;
+}
+
 /* A shape's final round: its measured points within the margin of the best (tms: their times
  * on the shape's footing), less those already timed in a round with the best (rmask: the
  * rounds that timed each; such a pair was measured side by side once, and a second look cost
@@ -219,11 +298,7 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 for (int a = 0; a < nc; a++) {
                     const tb_knobs *ka = &points[idx[a]].k;
                     int seen = 0;
-                    for (int b = 0; b < kept && !seen; b++) {
-                        const tb_knobs *kb = &points[idx[b]].k;
-                        seen = ka->tile_m == kb->tile_m && ka->tile_n == kb->tile_n &&
-                               ka->pingpong == kb->pingpong;
-                    }
+                    for (int b = 0; b < kept && !seen; b++) seen = same_class(ka, &points[idx[b]].k);
                     if (!seen) { const int t = idx[kept]; idx[kept] = idx[a]; idx[a] = t; kept++; }
                 }
                 if (kept > take) take = kept;
@@ -246,24 +321,9 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
                 const double f = tms[inc] / ms[take];
                 for (int i = 0; i < take; i++) ms[i] *= f;
             }
-            if (grow(out, out->n_obs + take)) { rc = tb_fail(msg, len, TB_ENOMEM, "out of memory"); break; }
-            for (int i = 0; i < take; i++) {
-                const int p = idx[i];
-                timed[p] = 1;
-                sh->timed++;
-                if (!isfinite(ms[i]) || ms[i] <= 0) continue;   /* failed or declined: never wins */
-                if (isfinite(clk[i]) && clk[i] > 0) clock = clk[i];
-                tb_obs *ob = &out->obs[out->n_obs];
-                ob->k = points[p].k;
-                ob->m = sh->m; ob->n = sh->n; ob->kk = sh->k;
-                ob->clock_mhz = isfinite(clk[i]) && clk[i] > 0 ? clk[i] : clock;
-                ob->ms = ms[i];
-                ob->shape = (int)s;
-                out->obs_point[out->n_obs] = p;
-                out->obs_pred_ms[out->n_obs] = pred[p];
-                out->n_obs++;
-                tms[p] = ms[i];
-                if (ms[i] < sh->winner_ms) { sh->winner_ms = ms[i]; sh->winner = p; }
+            if (record_round(points, sh, (int)s, idx, take, ms, clk, pred, timed, tms, &clock, out)) {
+                rc = tb_fail(msg, len, TB_ENOMEM, "out of memory");
+                break;
             }
             /* from the last fit and from the starting model: the better of the two (model.h) */
             if (o->refit_last) tb_model_fit(&out->model, mc, out->obs, out->n_obs);
@@ -273,6 +333,9 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
             if (o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;
         }
         sh->margin = margin;
+        if (rc == TB_OK && !sh->stopped_by_budget && o->siblings > 0 && sh->winner >= 0)
+            rc = sibling_round(points, n_points, sh, (int)s, o->siblings, margin, pred, timed, tms, rmask,
+                               idx, ms, clk, &clock, time_fn, ctx, out, msg, len);
         if (rc == TB_OK && !sh->stopped_by_budget && o->final_top >= 2 && sh->winner >= 0)
             rc = final_round(points, n_points, sh, o->final_top, margin, tms, rmask, idx, ms, clk, time_fn,
                              ctx, out, msg, len);

@@ -43,6 +43,10 @@ typedef struct tb_search_opts {
     int final_top;          /* a shape's final round: its best this many measured points, those
                                within the margin of the best, re-timed together; the fastest
                                there wins. 0: none (before the fifteenth session); default 3 */
+    int siblings;           /* a shape's sibling round, before the final one: at most this many
+                               untimed points of the winner's tile class predicted within the
+                               margin of it, timed beside the winner (search.c). 0: none
+                               (default) */
 } tb_search_opts;
 
 /* What the search found on one shape. */
