@@ -7,6 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 p=${PREFIX_DIR:-prefix}   # another name must be git-ignored too (prefix-*/) to be carried
+# build first: the binary's commit stamp (cmake/tb_git_sha.cmake) is taken at build time, and
+# an install alone would carry the stamp of the last build (the twentieth session's runs read
+# b9fd97e+dirty for commits after it)
+if ! cmake --build "$build" -j "$(nproc)" > "$build/prefix-build.log" 2>&1; then
+    tail -5 "$build/prefix-build.log" >&2
+    echo "make-prefix: the build failed (see $build/prefix-build.log)" >&2
+    exit 1
+fi
 rm -rf "$p"
 cmake --install "$build" --prefix "$p" >/dev/null
 cp -a /usr/lib/x86_64-linux-gnu/libcjson.so.1* "$p/lib/"
