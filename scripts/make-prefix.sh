@@ -10,6 +10,7 @@ p=${PREFIX_DIR:-prefix}   # another name must be git-ignored too (prefix-*/) to 
 # build first: the binary's commit stamp (cmake/tb_git_sha.cmake) is taken at build time, and
 # an install alone would carry the stamp of the last build (the twentieth session's runs read
 # b9fd97e+dirty for commits after it)
+[ -f "$build/CMakeCache.txt" ] || { echo "make-prefix: no build in '$build' (run scripts/setup.sh first)" >&2; exit 2; }
 if ! cmake --build "$build" -j "$(nproc)" > "$build/prefix-build.log" 2>&1; then
     tail -5 "$build/prefix-build.log" >&2
     echo "make-prefix: the build failed (see $build/prefix-build.log)" >&2

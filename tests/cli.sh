@@ -585,7 +585,7 @@ out=$(KEEP_JOBS="$kw/j2" TILEBENCH_WORKER="$tmp/keep_worker" "$TB" sweep "${vs[@
     && ! grep -q "keep=1" "$kw/j2" && ok cli-12.2 || bad cli-12.2 "without --keep-worker: exit $rc, jobs: $(tr '\n' ';' < "$kw/j2" 2>/dev/null); $out"
 # refused with several GPUs and with the sanitizer (one line, exit 2, no database); and with
 # --resume, whose run keeps its own options
-for args in "--devices 0,1" "--sanitize" "--resume 1"; do
+for args in "--devices 0,1" "--sanitize" "--metrics banks" "--resume 1"; do
     out=$("$TB" sweep "${vs[@]}" --shapes 256x256x256 --keep-worker $args --db "$kw/c.db" 2>&1); rc=$?
     [ $rc = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && [ ! -e "$kw/c.db" ] && ok "cli-12.3 $args" \
         || bad "cli-12.3 $args" "exit $rc: $out"

@@ -393,12 +393,14 @@ int main(void)
         printf("  with: winner %d, %d timed, %d rounds, %d re-timed\n", r.shapes[0].winner, r.shapes[0].timed,
                r.shapes[0].rounds, r.shapes[0].retimed);
         TB_CHECK(r.shapes[0].winner == 1 && r.shapes[0].timed == 4 && r.shapes[0].retimed == 1);
+        TB_CHECK(r.shapes[0].sibling_n == 1 && r.shapes[0].sibling_changed == 1);
         TB_CHECK(fabs(r.shapes[0].winner_ms / (f[1] / f[0]) - r.obs[0].ms) < 1e-9 * r.obs[0].ms);
         tb_search_result_free(&r);
         /* a class mate slower than the winner is timed and loses */
         f[1] = 1.02;
         TB_CHECK(tb_search_run(p4, 4, one, 1, &H100, &md, &o, by_factor, f, &r, msg, sizeof msg) == TB_OK);
-        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].timed == 4);
+        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].timed == 4 && r.shapes[0].sibling_n == 1 &&
+                 r.shapes[0].sibling_changed == 0);
         tb_search_result_free(&r);
     }
     TB_CASE("search-2.3", "round noise: a round's offset common to its points, a fresh point draw each round") {

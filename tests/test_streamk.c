@@ -48,6 +48,12 @@ static int walk(int tiles, int cap, int k_iters, char *why, size_t len)
     int first, per, total;
     tb_sk_split(tiles, g, k_iters, 1, &first, &per, &total);
     if (g < 1 || g > cap) { snprintf(why, len, "grid %d of cap %d", g, cap); return 1; }
+    /* FP8's units-only kernel (wgmma_host.cuh) runs one CTA a range: its grid must fit the
+     * partial slots and flags, and be resident at once, as the g CTAs are */
+    if (total > 0 && (total + per - 1) / per > g) {
+        snprintf(why, len, "the units' kernel needs %d CTAs, the grid has %d", (total + per - 1) / per, g);
+        return 1;
+    }
     unsigned char *cover = calloc((size_t)tiles * k_iters, 1);
     piece *partial = calloc((size_t)g, sizeof *partial);   /* slot c's partial, tile -1: none */
     int *read = calloc((size_t)g, sizeof *read);
@@ -152,11 +158,11 @@ int main(void)
         /* the tail: 8192^3 at 128x128 (FP8: 64 k-blocks of 128), 4096 tiles = 31 waves and 4:
          * the 4 split in 8 pieces of 8 k-blocks on 32 CTAs, each piece at the same k offset in
          * every tile; BF16 (128 k-blocks of 64): pieces of 16 */
-        TB_CHECK(tb_sk_tail_pieces(4, 132, 64) == 8);
+        TB_CHECK(tb_sk_tail_pieces(4, 132, 64) == WG_SK_TAIL_MAX);
         tb_sk_split(4096, 132, 64, 1, &f, &p, &tot);
-        TB_CHECK(f == 31 * 132 && tot == 4 * 64 && p == 8);
+        TB_CHECK(f == 31 * 132 && tot == 4 * 64 && p == 64 / WG_SK_TAIL_MAX);
         tb_sk_split(4096, 132, 128, 1, &f, &p, &tot);
-        TB_CHECK(f == 31 * 132 && tot == 4 * 128 && p == 16);
+        TB_CHECK(f == 31 * 132 && tot == 4 * 128 && p == 128 / WG_SK_TAIL_MAX);
         /* pieces: a power of two with R * S <= G (66 tiles: 2; 33: 4; 34: 2), and at least 8
          * k-blocks (16 k-blocks: 2 at most; 15: none) */
         TB_CHECK(tb_sk_tail_pieces(66, 132, 64) == 2 && tb_sk_tail_pieces(33, 132, 64) == 4 &&

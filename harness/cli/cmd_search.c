@@ -441,15 +441,20 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                gc.rounds == 1 ? "" : "s", gc.sess.starts, gc.sess.starts == 1 ? "" : "s",
                keep_worker ? "one for every shape, --keep-worker" : "one per shape, kept across its rounds");
     }
-    int retimed = 0, finals = 0, changed = 0;
+    int retimed = 0, finals = 0, changed = 0, sibs = 0, sib_changed = 0;
     for (size_t s = 0; s < ns; s++) {
         retimed += res.shapes[s].retimed;
         finals += res.shapes[s].final_n > 0;
         changed += res.shapes[s].final_changed;
+        sibs += res.shapes[s].sibling_n > 0;
+        sib_changed += res.shapes[s].sibling_changed;
     }
     printf("re-timed %d points beside the new ones (the incumbent %s, final rounds of up to %d on %d "
            "shapes, which changed the winner on %d)\n", retimed, incumbent ? "in every round after a shape's first"
            : "off", (int)final_top, finals, changed);
+    if (siblings)
+        printf("sibling rounds of up to %d on %d shapes, which changed the winner on %d\n", (int)siblings,
+               sibs, sib_changed);
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
     if (!db && res.n_obs) {         /* the fitted model, kept for the next search on this GPU */

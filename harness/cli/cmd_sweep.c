@@ -84,10 +84,10 @@ static void help(void)
 "                      a shape whose worker fails before measuring goes to another GPU (a\n"
 "                      GPU that fails so on two shapes in a row is taken out)\n"
 "  --exclusive         refuse to measure when other processes use the GPU (default: warn)\n"
-"  --keep-worker       one worker process for every shape (one GPU; not with --sanitize):\n"
-"                      no new process, CUDA context, reference or timing buffers per shape\n"
-"                      (about 0.4 s a shape on the H100); a crash still costs only its own\n"
-"                      worker, and the next shape starts a new one (docs/method.md)\n"
+"  --keep-worker       one worker process for every shape (one GPU; not with --sanitize or\n"
+"                      --metrics): no new process, CUDA context, reference or timing buffers\n"
+"                      per shape (about 0.4 s a shape on the H100); a crash still costs only\n"
+"                      its own worker, and the next shape starts a new one (docs/method.md)\n"
 "  --sanitize[=TOOL]   also validate each variant once under compute-sanitizer (memcheck,\n"
 "                      the default, or racecheck); errors make it invalid (rule sanitize)\n"
 "storage and output:\n"
@@ -394,6 +394,9 @@ static int parse_args(int argc, char **argv, sweep_cli *c)
     if (c->o.keep_worker && c->o.sanitize[0])
         return tb_cli_error("--keep-worker and --sanitize are one or the other (no context of "
                             "ours beside the sanitizer's)");
+    if (c->o.keep_worker && c->o.metrics[0])
+        return tb_cli_error("--keep-worker and --metrics are one or the other (the kept worker "
+                            "would hold its buffers beside the counters' worker)");
     if (c->devices[0] && c->plan_only) {   /* kept for the run's --resume; checked here */
         tb_sweep_opts t = c->o;
         if (tb_cli_devices_parse(c->devices, &t)) return 2;

@@ -184,8 +184,10 @@ static int sibling_round(const tb_search_point *points, int n_points, tb_search_
         const double f = tms[w] / ms[nc];
         for (int i = 0; i < nc; i++) ms[i] *= f;
     }
+    sh->sibling_n = nc;
     if (record_round(points, sh, s, idx, nc, ms, clk, pred, timed, tms, clock, out))
         return tb_fail(msg, len, TB_ENOMEM, "out of memory");
+    sh->sibling_changed = sh->winner != w;
     return TB_OK;
 }
 

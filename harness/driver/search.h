@@ -58,6 +58,8 @@ typedef struct tb_search_shape {
     int retimed;            /* re-timings of points timed before (incumbents, the final round) */
     int final_n;            /* points in the final round (0: none, one candidate or budget) */
     int final_changed;      /* 1 when the final round's fastest was not the best before it */
+    int sibling_n;          /* points of the sibling round, the winner left out (0: none) */
+    int sibling_changed;    /* 1 when one of them became the winner */
     double cost_s;
     double margin;          /* the margin it stopped with (log ratio) */
     int stopped_by_budget;
