@@ -14,7 +14,7 @@
  * for a layout, with TMA stores of D (pd false) or predicated ones (pd true); and, for a family
  * whose consumers run whole tiles (Op::WHOLE_TILES, FP8) built with TB_STREAMK,
  * wg_kernel_sk<AMN, BMN>(): the kernel of the split tiles' units, launched after the plain
- * kernel has run the whole tiles (two kernels: one kernel for both was 3-4 % slower where
+ * kernel has run the whole tiles (two kernels: one kernel for both was 2.5-7 % slower where
  * nothing is split; docs/perf.md, twentieth session). Everything is in an anonymous namespace;
  * g_encode is one per translation unit.
  */

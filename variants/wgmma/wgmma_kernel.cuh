@@ -566,7 +566,7 @@ __device__ __forceinline__ void gemm_body(const kparams &p)
         /* FP8's stream-K kernel (wgmma_host.cuh launches it after the plain kernel has run the
          * whole tiles): the split tiles' units, each the loop above with its k-blocks counted
          * per unit (k-blocks [kb0, kb1) of a tile, the ring at it0) and followed by the
-         * hand-off. One kernel for both was 3-4 % slower where nothing is split and up to 24 %
+         * hand-off. One kernel for both was 2.5-7 % slower where nothing is split and about 22 %
          * where it is (docs/perf.md, twentieth session). */
         auto unit = [&](int t, int kb0, int kb1, uint32_t it0) {
             int ctm, ctn;
