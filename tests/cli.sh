@@ -451,24 +451,36 @@ if a[0] == "env":
     env(dev or "0"); sys.exit(0)
 if dev is not None:
     env(dev)
-line = sys.stdin.readline()
-if not line:
-    sys.exit(0)
-job = json.loads(line)
-slot = job.get("slot", -1)
-d = job["device_uuid"] or str(job["device"])
-with open(os.environ["DEV_JOBS"], "a") as f:
-    f.write(f'{job["problem"]["m"]} device={d} slot={slot} variants={len(job["variants"])}\n')
-hook = os.environ.get("TILEBENCH_TEST_FAIL_SLOT", "")
-if os.environ.get("DEV_FAIL_ALL") or (hook and int(hook) == slot) or str(job["problem"]["m"]) == os.environ.get("DEV_FAIL_M"):
-    say(type="fatal", error=f"planted failure of slot {slot}"); sys.exit(3)
-say(type="ready")
-for v in job["variants"]:
-    say(type="begin", variant=v["name"])
-    ms = 1.0 + 0.1 * sum(map(ord, v["name"])) % 7
-    say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=ms, n_samples=3,
-        samples_ms=[ms, ms, ms], samples_clock_mhz=[1980] * 3, method="cold", stop_reason="scripted")
-say(type="done")
+first = None   # a session (section 12): jobs follow while "more"; only the problem and the seed
+while True:    # may change, and only when the first job said "keep_worker" (worker/job_line.h)
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    job = json.loads(line)
+    rest = {k: v for k, v in job.items() if k not in ("variants", "more")}
+    skip = ("problem", "seed") if (first or rest).get("keep_worker") else ()
+    if first is not None and {k: v for k, v in rest.items() if k not in skip} != {k: v for k, v in first.items() if k not in skip}:
+        say(type="fatal", error="a follow-up job that differs"); sys.exit(2)
+    first = first or rest
+    slot = job.get("slot", -1)
+    d = job["device_uuid"] or str(job["device"])
+    with open(os.environ["DEV_JOBS"], "a") as f:
+        f.write(f'{job["problem"]["m"]} device={d} slot={slot} variants={len(job["variants"])}\n')
+    if os.environ.get("KEEP_JOBS"):
+        with open(os.environ["KEEP_JOBS"], "a") as f:
+            f.write(f'{os.getpid()} m={job["problem"]["m"]} seed={job["seed"]} keep={job.get("keep_worker", 0)}\n')
+    hook = os.environ.get("TILEBENCH_TEST_FAIL_SLOT", "")
+    if os.environ.get("DEV_FAIL_ALL") or (hook and int(hook) == slot) or str(job["problem"]["m"]) == os.environ.get("DEV_FAIL_M"):
+        say(type="fatal", error=f"planted failure of slot {slot}"); sys.exit(3)
+    say(type="ready")
+    for v in job["variants"]:
+        say(type="begin", variant=v["name"])
+        ms = 1.0 + 0.1 * sum(map(ord, v["name"])) % 7
+        say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=ms, n_samples=3,
+            samples_ms=[ms, ms, ms], samples_clock_mhz=[1980] * 3, method="cold", stop_reason="scripted")
+    say(type="done")
+    if not job.get("more"):
+        sys.exit(0)
 PYEOF
 chmod +x "$tmp/dev_worker"
 cp "$pl/s4-2.db" "$pl/r.db"
@@ -530,57 +542,19 @@ out=$(DEV_JOBS="$dv/j9" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep --db "$dv
 [ $rc = 0 ] && [ "$(items "$dv/p.db" | grep -c ' ok$')" = 8 ] && grep -q "device=1 " "$dv/j9" && ok cli-11.9 \
     || bad cli-11.9 "a plan with --devices resumed: exit $rc: $(tr '\n' ';' < "$dv/j9" 2>/dev/null); $out"
 
-# 12. one worker for every shape (--keep-worker, issue 25), by a scripted worker that serves a
-# session: each job line it answers is logged with its pid and problem; it follows "more" and
-# checks what the real worker checks (job_line.h): only "problem" and "seed" may change, and
-# only when the first job said "keep_worker"
-cat > "$tmp/keep_worker" <<'PYEOF'
-#!/usr/bin/python3
-import json, os, sys
-a = sys.argv[1:]
-if a[:1] not in (["measure"], ["env"]):
-    os.execv(os.environ["REAL_WORKER"], [os.environ["REAL_WORKER"]] + a)
-out = os.fdopen(3, "w", buffering=1)
-say = lambda **o: print(json.dumps(o), file=out)
-env = dict(type="env", gpu_name="fake GPU", gpu_uuid="GPU-e0e0e0e0-0000-0000-0000-000000000000", cc_major=9, cc_minor=0, sm_count=132)
-if a[0] == "env":
-    say(**env); sys.exit(0)
-if "--device" in a:
-    say(**env)
-first = None
-while True:
-    line = sys.stdin.readline()
-    if not line:
-        sys.exit(0)
-    job = json.loads(line)
-    rest = {k: v for k, v in job.items() if k not in ("variants", "more")}
-    if first is None:
-        first = rest
-    else:
-        skip = ("problem", "seed") if first.get("keep_worker") else ()
-        if {k: v for k, v in rest.items() if k not in skip} != {k: v for k, v in first.items() if k not in skip}:
-            say(type="fatal", error="a follow-up job that differs"); sys.exit(2)
-    with open(os.environ["KEEP_JOBS"], "a") as f:
-        f.write(f'{os.getpid()} m={job["problem"]["m"]} seed={job["seed"]} keep={job.get("keep_worker", 0)}\n')
-    say(type="ready")
-    for v in job["variants"]:
-        say(type="begin", variant=v["name"])
-        say(type="result", variant=v["name"], status="ok", disposition="passed", median_ms=1.0, n_samples=3,
-            samples_ms=[1.0] * 3, samples_clock_mhz=[1980] * 3, method="cold", stop_reason="scripted")
-    say(type="done")
-    if not job.get("more"):
-        sys.exit(0)
-PYEOF
-chmod +x "$tmp/keep_worker"
+# 12. one worker for every shape (--keep-worker, issue 25), by the scripted worker of sections
+# 10 and 11, which serves a session as the real one does and logs each job it answers with its
+# pid, problem and seed to KEEP_JOBS
 kw="$tmp/keep"; mkdir -p "$kw"
-out=$(KEEP_JOBS="$kw/j1" TILEBENCH_WORKER="$tmp/keep_worker" "$TB" sweep "${vs[@]}" --shapes $shp --keep-worker --no-progress --quiet --db "$kw/a.db" 2>&1); rc=$?
+out=$(DEV_JOBS="$kw/d1" KEEP_JOBS="$kw/j1" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --keep-worker --no-progress --quiet --db "$kw/a.db" 2>&1); rc=$?
 [ $rc = 0 ] && [ "$(items "$kw/a.db" | grep -c ' ok$')" = 8 ] && [ "$(wc -l < "$kw/j1")" = 4 ] \
     && [ "$(cut -d' ' -f1 "$kw/j1" | sort -u | wc -l)" = 1 ] && [ "$(cut -d' ' -f2 "$kw/j1" | sort -u | wc -l)" = 4 ] \
     && [ "$(cut -d' ' -f3 "$kw/j1" | sort -u | wc -l)" = 4 ] && ! grep -q "keep=0" "$kw/j1" \
     && [ "$(/usr/bin/python3 -c 'import sqlite3,sys,json; print(json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT options_json FROM runs").fetchone()[0]).get("keep_worker"))' "$kw/a.db")" = 1 ] \
     && ok cli-12.1 || bad cli-12.1 "--keep-worker: exit $rc, jobs: $(tr '\n' ';' < "$kw/j1" 2>/dev/null); $out"
-# without it: a worker per shape, as before (the same scripted worker, which ends after its job)
-out=$(KEEP_JOBS="$kw/j2" TILEBENCH_WORKER="$tmp/keep_worker" "$TB" sweep "${vs[@]}" --shapes $shp --no-progress --quiet --db "$kw/b.db" 2>&1); rc=$?
+# without it: a worker per shape, as before (the same scripted worker, which ends after a job
+# without "more")
+out=$(DEV_JOBS="$kw/d2" KEEP_JOBS="$kw/j2" TILEBENCH_WORKER="$tmp/dev_worker" "$TB" sweep "${vs[@]}" --shapes $shp --no-progress --quiet --db "$kw/b.db" 2>&1); rc=$?
 [ $rc = 0 ] && [ "$(items "$kw/b.db" | grep -c ' ok$')" = 8 ] && [ "$(cut -d' ' -f1 "$kw/j2" | sort -u | wc -l)" = 4 ] \
     && ! grep -q "keep=1" "$kw/j2" && ok cli-12.2 || bad cli-12.2 "without --keep-worker: exit $rc, jobs: $(tr '\n' ';' < "$kw/j2" 2>/dev/null); $out"
 # refused with several GPUs and with the sanitizer (one line, exit 2, no database); and with
