@@ -85,10 +85,10 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
             const int col = n0 + ch * 64 + 2 * lane;
             const int cidx = lane >> 2;     /* the lane's 16-byte unit of the staged row */
             const bool in0 = col < p.n, in1 = col + 1 < p.n;
-#if TB_EXP_PD_UNROLL
-            /* the experiment (docs/perf.md, twentieth session's plan): the warp's WG_M / 4 rows
-             * unrolled, every shared-memory read before the first store, each row predicated on
-             * m, so that the reads' latency is paid once, not once a row */
+            /* The warp's WG_M / 4 rows unrolled, every shared-memory read before the first
+             * store, each row predicated on m: the reads' latency is paid once, not once a row
+             * (a loop bounded at run time waited for each row's read; 2 % at 1023x1025x1032,
+             * docs/perf.md, twenty-first session). */
             uint32_t vr[cfg::WG_M / 4];
 #pragma unroll
             for (int i = 0; i < cfg::WG_M / 4; i++) {
@@ -101,11 +101,6 @@ __device__ __forceinline__ void epilogue(const kparams &p, const float (&acc)[cf
                 const int r = warp + 4 * i;
                 if (m0 + r >= p.m) break;
                 const uint32_t v = vr[i];
-#else
-            for (int r = warp; r < cfg::WG_M && m0 + r < p.m; r += 4) {
-                const int phys = cfg::CONFLICT ? cidx : (cidx ^ (r & 7));
-                const uint32_t v = ld_shared_b32(buf + (uint32_t)(r * 128 + phys * 16 + (lane & 3) * 4));
-#endif
                 __nv_bfloat16 *d = p.dptr + (int64_t)(m0 + r) * p.ldd + col;
                 if (in1 && ((uintptr_t)d & 3u) == 0) {
                     *reinterpret_cast<uint32_t *>(d) = v;

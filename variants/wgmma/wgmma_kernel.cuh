@@ -53,8 +53,8 @@
  * TB_EXP_WAIT0 waits for each k-block's MMAs before releasing its slot (no group in flight);
  * TB_EXP_L2PROMO is the TMA loads' L2 promotion (0 none, 128, 256: the default);
  * TB_EXP_MAXCTAS caps the persistent grid; TB_EXP_SUSPEND gives mbarrier waits a suspend hint;
- * TB_EXP_PD_UNROLL unrolls the predicated epilogue's rows, their shared-memory reads first
- * (docs/perf.md, twentieth session's plan; not measured yet). (TB_EXP_SK_PLAIN, the bisection
+ * (TB_EXP_PD_UNROLL, the predicated epilogue's rows unrolled, is shipped since the
+ * twenty-first session. TB_EXP_SK_PLAIN, the bisection
  * of the FP8 stream-K build: docs/wgmma-notes.md.) */
 #ifndef TB_EXP_WAIT0
 #define TB_EXP_WAIT0 0
@@ -67,9 +67,6 @@
 #endif
 #ifndef TB_EXP_SUSPEND              /* mbarrier try_wait suspend-time hint in ns (0: none) */
 #define TB_EXP_SUSPEND 0
-#endif
-#ifndef TB_EXP_PD_UNROLL
-#define TB_EXP_PD_UNROLL 0
 #endif
 
 #include "wgmma_ptx.cuh"    /* the PTX wrappers: mbarriers, TMA, wgmma, stmatrix, descriptors */
