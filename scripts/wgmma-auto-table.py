@@ -22,7 +22,9 @@ passed is left out (the dispatcher takes the nearest measured shape). The points
 current table (--table, default variants/wgmma/auto-table.json) unless --points FILE names
 others, one per line. The sweep's wall time is recorded as the tuning cost. --merge keeps the
 current table's rows for the shapes the databases do not measure (a sweep of a few shapes
-retunes those rows), adding its tuning time and commands. --output writes the
+retunes those rows), adding its tuning time and commands; with --merge, --points may only
+append points to the current table's (its rows keep their indices: a new point wins only
+the shapes the databases measure). --output writes the
 file whole (a temporary beside it, renamed), after the old table was read: never redirect
 stdout onto the table itself, which the shell empties before the script reads it. Exit 2 on bad
 input, nothing written.
@@ -130,9 +132,11 @@ def main():
         print(f"wgmma-auto-table: error: no ok/passed measurement of the table's points in {', '.join(o.db)}",
               file=sys.stderr); return 2
     if o.merge:
-        if o.points and points != prev.get("points"):
+        old = prev.get("points", [])
+        if o.points and points[:len(old)] != old:
             print("wgmma-auto-table: error: --merge keeps the current table's points: "
-                  "--points must name the same ones", file=sys.stderr); return 2
+                  "--points must name them first, in order (new points after them)",
+                  file=sys.stderr); return 2
         for r in prev.get("shapes", []):
             lay = r[4] if len(r) > 4 else "tn"
             key = (r[0], r[1], r[2], lay)

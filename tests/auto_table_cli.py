@@ -2,7 +2,8 @@
 """auto_table_cli.py - scripts/wgmma-auto-table.py (wgmma_auto's dispatch table from sweeps)
 on small databases made here: the fastest of the table's points wins a shape, points not in
 the table and failed measurements never count, --merge keeps the current table's rows for
-shapes the databases do not measure (and adds their tuning time), bad input is exit 2
+shapes the databases do not measure (and adds their tuning time) and lets --points append a
+point (the old rows keep their indices), bad input is exit 2
 with nothing written, and a WAL database is read without leaving -wal or -shm behind. CTest auto_table_cli (label cli); no GPU, no tilebench binary."""
 import json, os, sqlite3, subprocess, sys, tempfile
 
@@ -81,6 +82,18 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(db, "--table", table, "--merge", "--output", table)
     t = json.load(open(table)) if rc == 0 else {}
     check("table-3.1", rc == 0 and out == "" and len(t.get("shapes", [])) == 4, f"exit {rc}: {err}")
+    # 3b: --merge --points appending a point: the old rows keep their indices, the new point
+    # wins the shape it is fastest on (4096^3), and the unmeasured rows stay
+    p2 = "wgmma_bf16_128x128x64_c1x1_s4_cooperative_rasterm_sw16_tn"
+    db3 = os.path.join(d, "c.db")
+    make_db(db3, [(p0, 4096, 4096, 4096, 0.20, "ok", "passed"), (p2, 4096, 4096, 4096, 0.15, "ok", "passed")], 5.0)
+    more = os.path.join(d, "more.txt")
+    open(more, "w").write("\n".join(points + ["128 128 4 1 1 cooperative m 16"]) + "\n")
+    rc, out, err = run(db3, "--table", table, "--merge", "--points", more)
+    t = json.loads(out) if rc == 0 else {}
+    check("table-3.2", rc == 0 and t.get("points") == points + ["128 128 4 1 1 cooperative m 16"]
+          and t.get("shapes") == [[512, 512, 512, 1], [4096, 4096, 4096, 2], [8192, 8192, 8192, 0],
+                                  [16384, 6144, 4096, 0]], f"exit {rc}: {err} {t.get('shapes')}")
     # 4: bad input: exit 2, one line, nothing written
     before = open(table).read()
     pts = os.path.join(d, "points.txt")
