@@ -145,7 +145,7 @@ case ${3:-} in
     # sweep's time in two runs (docs/search.md, eighteenth session); the command's default stays 3.
     # --siblings 1: replayed +1.5 shapes on the twentieth session's sweep for +3 points of time
     # (docs/search.md, twentieth session); the command's default stays 0
-    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 0 --siblings 1 --explain --table "$out/search-table.json" \
+    search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 2 --final-below 0.25 --siblings 1 --explain --table "$out/search-table.json" \
                --db "$out/search.db" "${kw[@]}" >> "$log" 2>&1 ;;
     *) echo "search-gpu: --part small|large|search" >&2; exit 2 ;;
 esac

@@ -3,7 +3,7 @@
  * a shallower ring costs more), a fit that recovers constants from data made with other ones
  * (its error falls), rank correlation, and the search loop against a synthetic oracle (it
  * finds the oracle's best point while timing few; the incumbent and the final round of the
- * fifteenth session). No GPU. */
+ * fifteenth session; the sibling round of the twentieth and twenty-first). No GPU. */
 #define _GNU_SOURCE
 #include "tb_test.h"
 #include "driver/model.h"
@@ -94,6 +94,15 @@ static int by_factor(void *ctx, const tb_search_point *pts, const int *idx, int 
         *cost += 0.1;
     }
     return TB_OK;
+}
+
+/* search-2.6's timings: by_factor's, one row of factors per shape (ctx: double[2][5]; row 1 for
+ * M = 1, row 0 otherwise) */
+static int by_shape_factor(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
+                           int64_t nn, int64_t k, double *ms, double *clk, double *cost, char *msg, size_t len)
+{
+    const double (*f)[5] = ctx;
+    return by_factor((void *)f[m == 1], pts, idx, n, m, nn, k, ms, clk, cost, msg, len);
 }
 
 int main(void)
@@ -334,6 +343,19 @@ int main(void)
         TB_CHECK(r.shapes[0].timed == 2 && r.shapes[0].winner == 1 && r.shapes[0].final_n == 2 && r.shapes[0].final_changed);
         TB_CHECK(r.shapes[0].rounds == 3 && r.shapes[0].retimed == 2 && fabs(r.shapes[0].cost_s - 0.4) < 1e-9);
         tb_search_result_free(&r);
+        /* final_below_ms (twenty-first session): the final round only on shapes whose best is
+         * under it: above the shape's best it runs as before, below it the rounds decide */
+        o.final_below_ms = 1e6;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 1 && r.shapes[0].final_n == 2);
+        tb_search_result_free(&r);
+        o.final_below_ms = 1e-9;
+        calls = 0;
+        TB_CHECK(tb_search_run(pts2, 2, one, 1, &H100, &md, &o, biased_alone, &calls, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].final_n == 0);
+        tb_search_result_free(&r);
+        o.final_below_ms = 0;
         /* without it the rounds' times (the second's 4 % off) decide */
         o.final_top = 0;
         calls = 0;
@@ -401,6 +423,43 @@ int main(void)
         TB_CHECK(tb_search_run(p4, 4, one, 1, &H100, &md, &o, by_factor, f, &r, msg, sizeof msg) == TB_OK);
         TB_CHECK(r.shapes[0].winner == 0 && r.shapes[0].timed == 4 && r.shapes[0].sibling_n == 1 &&
                  r.shapes[0].sibling_changed == 0);
+        tb_search_result_free(&r);
+    }
+    TB_CASE("search-2.6", "the sibling round: a class mate's reach by the closed form, the knob effects learned "
+            "where compute bounds the time left out; and only on shapes whose best is under siblings_below_ms") {
+        /* 4096^3 first, where compute bounds the time: the rounds time a, c, d and g (128x128
+         * with 8 stages), which takes twice d's time: the refit learns a slow 8-stage ring. Then
+         * M = 1, where bandwidth bounds the time and b (64x128 with 8 stages) is 2 % faster than
+         * a: the rounds time a, c and d and stop, and the 8-stage effect puts b's prediction past
+         * the margin of a's, where the closed form predicts the two alike */
+        tb_search_point p5[5] = { { "a", knobs(64, 128, 6, 1, 1, 0) }, { "b", knobs(64, 128, 8, 1, 1, 0) },
+                                  { "c", knobs(128, 256, 4, 0, 1, 0) }, { "d", knobs(128, 128, 6, 0, 1, 0) },
+                                  { "g", knobs(128, 128, 8, 0, 1, 0) } };
+        double f[2][5] = { { 1.8, 3.6, 1.0, 1.02, 2.0 }, { 1.00, 0.98, 1.10, 1.10, 1.10 } };
+        const int64_t two[2][3] = { { 4096, 4096, 4096 }, { 1, 8192, 8192 } };
+        tb_search_opts o;
+        tb_search_opts_default(&o);
+        o.final_top = 0;
+        o.explore = 1000;
+        o.siblings = 1;
+        tb_search_result r;
+        TB_CHECK(tb_search_run(p5, 5, two, 2, &H100, &md, &o, by_shape_factor, f, &r, msg, sizeof msg) == TB_OK);
+        const tb_search_shape *s1 = &r.shapes[1];
+        printf("  M = 1: winner %d, %d timed, sibling round of %d (b predicted %.4f ms, measured %.4f), margin %.3f\n",
+               s1->winner, s1->timed, s1->sibling_n, r.obs_pred_ms[r.n_obs - 1], r.obs[r.n_obs - 1].ms, s1->margin);
+        TB_CHECK(s1->winner == 1 && s1->sibling_n == 1 && s1->sibling_changed);
+        tb_search_result_free(&r);
+        /* the same shapes 10 times slower: M = 1's best is 0.5 ms or more, past the default
+         * 0.25: no sibling round; with siblings_below_ms 0 (every shape) there is one */
+        for (int i = 0; i < 5; i++) { f[0][i] *= 10; f[1][i] *= 10; }
+        TB_CHECK(tb_search_run(p5, 5, two, 2, &H100, &md, &o, by_shape_factor, f, &r, msg, sizeof msg) == TB_OK);
+        printf("  10 times slower: M = 1's best %.3f ms (point %d), sibling round of %d\n", r.shapes[1].winner_ms,
+               r.shapes[1].winner, r.shapes[1].sibling_n);
+        TB_CHECK(r.shapes[1].winner_ms >= 0.25 && r.shapes[1].sibling_n == 0 && r.shapes[1].winner == 0);
+        tb_search_result_free(&r);
+        o.siblings_below_ms = 0;
+        TB_CHECK(tb_search_run(p5, 5, two, 2, &H100, &md, &o, by_shape_factor, f, &r, msg, sizeof msg) == TB_OK);
+        TB_CHECK(r.shapes[1].sibling_n == 1 && r.shapes[1].winner == 1);
         tb_search_result_free(&r);
     }
     TB_CASE("search-2.3", "round noise: a round's offset common to its points, a fresh point draw each round") {

@@ -37,6 +37,7 @@ static void help(void)
            "                        [--budget S] [--quantile Q] [--explore N] [--dram-gbps G]\n"
            "                        [--max-samples N] [--replay-noise POINT[,SHAPE[,SEED]]]\n"
            "                        [--refit both|last] [--incumbent on|off] [--final N]\n"
+           "                        [--siblings N] [--siblings-below MS] [--final-below MS]\n"
            "                        [--model FILE] [--explain] [--table FILE]\n"
            "\n"
            "For each shape (layout tn), predict the time of every point of a tiled family (tile,\n"
@@ -95,8 +96,15 @@ static void help(void)
            "                  within the margin of the best, together; the fastest there wins\n"
            "                  (default 3; 0: no final round)\n"
            "  --siblings N    before it, a round that times at most N untimed points of the\n"
-           "                  winner's tile class predicted within the margin, beside the winner\n"
+           "                  winner's tile class whose closed form (the model less its knob\n"
+           "                  effects) is within the margin of the winner's, beside the winner\n"
            "                  (default 0: none; docs/search.md, twentieth session)\n"
+           "  --siblings-below MS\n"
+           "                  the sibling round only on shapes whose best time is under MS ms, where\n"
+           "                  one comparison side by side is precise (default 0.25; 0: every shape;\n"
+           "                  docs/search.md, twenty-first session)\n"
+           "  --final-below MS\n"
+           "                  the same for the final round (default 0: every shape)\n"
            "  --dram-gbps G   the DRAM ceiling when DB holds no doctor --calibrate (default 3000)\n"
            "  --explain       per shape, every timed point's prediction beside its time, and the\n"
            "                  model's rank correlation with the whole sweep\n"
@@ -171,13 +179,14 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         { "refit", required_argument, 0, 'R' }, { "incumbent", required_argument, 0, 'I' },
         { "final", required_argument, 0, 'F' }, { "model", required_argument, 0, 'm' },
         { "keep-worker", no_argument, 0, 'K' }, { "siblings", required_argument, 0, 'S' },
+        { "siblings-below", required_argument, 0, 'B' }, { "final-below", required_argument, 0, 'G' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *db = NULL, *noise = NULL, *family = "wgmma", *shapes_spec = NULL, *table = NULL, *out_db = NULL;
     const char *model_db = NULL;
     char *vpaths[TB_CLI_MAX_REPEAT];
     size_t nv = 0;
     long long per_round = 2, explore = -1, max_samples = 0, final_top = 3, siblings = 0;
-    double budget = 0, dram = 3000, quantile = 0.8;
+    double budget = 0, dram = 3000, quantile = 0.8, sib_below = 0.25, final_below = 0;
     int explain = 0, refit_last = 0, incumbent = 0, keep_worker = 0, c;
     opterr = 0;
     optind = 1;
@@ -208,6 +217,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
             break;
         case 'F': if (tb_cli_int("--final", optarg, 0, 16, &final_top)) return TB_EXIT_USAGE; break;
         case 'S': if (tb_cli_int("--siblings", optarg, 0, 16, &siblings)) return TB_EXIT_USAGE; break;
+        case 'B': if (tb_cli_double("--siblings-below", optarg, 0, 1e6, &sib_below)) return TB_EXIT_USAGE; break;
+        case 'G': if (tb_cli_double("--final-below", optarg, 0, 1e6, &final_below)) return TB_EXIT_USAGE; break;
         case 'm': model_db = optarg; break;
         case 'K': keep_worker = 1; break;
         case 'V': if (tb_cli_push(vpaths, &nv, TB_CLI_MAX_REPEAT, optarg, "--variants")) return TB_EXIT_USAGE; break;
@@ -302,6 +313,8 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     o.incumbent = incumbent;
     o.final_top = (int)final_top;
     o.siblings = (int)siblings;
+    o.siblings_below_ms = sib_below;
+    o.final_below_ms = final_below;
     if (explore >= 0) o.explore = (int)explore;
     tb_model md;
     tb_model_default(&md);
@@ -449,12 +462,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         sibs += res.shapes[s].sibling_n > 0;
         sib_changed += res.shapes[s].sibling_changed;
     }
+    char fb[64] = "", sb[64] = "";
+    if (final_below > 0 && final_top >= 2) snprintf(fb, sizeof fb, ", on shapes whose best is under %g ms", final_below);
+    if (sib_below > 0) snprintf(sb, sizeof sb, ", on shapes whose best is under %g ms", sib_below);
     printf("re-timed %d points beside the new ones (the incumbent %s, final rounds of up to %d on %d "
-           "shapes, which changed the winner on %d)\n", retimed, incumbent ? "in every round after a shape's first"
-           : "off", (int)final_top, finals, changed);
+           "shapes, which changed the winner on %d%s)\n", retimed, incumbent ? "in every round after a shape's first"
+           : "off", (int)final_top, finals, changed, fb);
     if (siblings)
-        printf("sibling rounds of up to %d on %d shapes, which changed the winner on %d\n", (int)siblings,
-               sibs, sib_changed);
+        printf("sibling rounds of up to %d on %d shapes, which changed the winner on %d%s\n", (int)siblings,
+               sibs, sib_changed, sb);
     printf("model error (within-shape median) on the timed points: %.1f %% with the default constants, "
            "%.1f %% refitted\n", 100 * (exp(res.error_before) - 1), 100 * (exp(res.error_after) - 1));
     if (!db && res.n_obs) {         /* the fitted model, kept for the next search on this GPU */

@@ -20,6 +20,10 @@
  * the best and never timed in one round with it), the fastest there the winner. So the winner is the fastest point of the shape's last round whenever that round
  * re-timed a point (a final round, or a round with the incumbent), else the fastest of all its
  * rounds (what scripts/search-gpu.sh --compare reads without the search's table).
+ * Since the twenty-first session the sibling round runs only on shapes whose best time is
+ * under siblings_below_ms (a comparison's noise grows with the kernel's time; the final round
+ * likewise under final_below_ms when set), and a sibling's reach is judged by the closed form,
+ * the knob effects left out.
  */
 #include "driver/search.h"
 #include "common/tb.h"
@@ -37,6 +41,7 @@ void tb_search_opts_default(tb_search_opts *o)
     o->clock_mhz = 1755.0;      /* H100 SXM boost; a refit absorbs the difference */
     o->incumbent = 0;           /* on: +8 points of GPU time for +1 shape (docs/search.md) */
     o->final_top = 3;
+    o->siblings_below_ms = 0.25;    /* docs/search.md, twenty-first session */
 }
 
 void tb_search_result_free(tb_search_result *r)
@@ -148,21 +153,30 @@ static int same_class(const tb_knobs *a, const tb_knobs *b)
 }
 
 /* A shape's sibling round (o->siblings, docs/search.md, twentieth session): when its rounds
- * stop, the untimed points of the winner's tile class whose predictions are within the margin
- * of the winner's own, the most promising first, at most n of them, timed together with the
- * winner, their times put on the shape's footing by the winner's (as the incumbent's); one of
- * them faster than the winner becomes the winner. The points it serves: a memory-bound shape's
- * points of one class, which the model predicts alike (one bound for all), and which the
- * rounds stop at after timing one of. TB_OK, or time_fn's error or out of memory. */
-static int sibling_round(const tb_search_point *points, int n_points, tb_search_shape *sh, int s, int n,
-                         double margin, const double *pred, char *timed, double *tms, uint64_t *rmask,
-                         int *idx, double *ms, double *clk, double *clock, tb_search_time_fn time_fn,
-                         void *ctx, tb_search_result *out, char *msg, size_t len)
+ * stop, the untimed points of the winner's tile class within reach of it, the most promising
+ * (by pred) first, at most n of them, timed together with the winner, their times put on the
+ * shape's footing by the winner's (as the incumbent's); one of them faster than the winner
+ * becomes the winner. The points it serves: a memory-bound shape's points of one class, which
+ * the closed form predicts alike (one bound for all), and which the rounds stop at after timing
+ * one of. Reach is judged by the closed form of md (its knob effects left out: twenty-first
+ * session): the effects are one factor per knob value for every shape, learned mostly where
+ * compute bounds the time (64x128 with 8 stages is 2.5 times slower at 16384^3, the fastest
+ * at M = 1), and they put the class mate out of reach where bandwidth bounds it. TB_OK, or
+ * time_fn's error or out of memory. */
+static int sibling_round(const tb_search_point *points, int n_points, const tb_model *md,
+                         const tb_machine *mc, tb_search_shape *sh, int s, int n, double margin,
+                         const double *pred, char *timed, double *tms, uint64_t *rmask, int *idx,
+                         double *ms, double *clk, double *clock, tb_search_time_fn time_fn, void *ctx,
+                         tb_search_result *out, char *msg, size_t len)
 {
     const int w = sh->winner;
+    tb_model bare = *md;
+    memset(bare.fx, 0, sizeof bare.fx);
+    const double reach = tb_model_predict_ms(&bare, mc, &points[w].k, sh->m, sh->n, sh->k, *clock) * exp(margin);
     int nc = 0;
     for (int i = 0; i < n_points; i++)
-        if (!timed[i] && same_class(&points[i].k, &points[w].k) && pred[i] <= pred[w] * exp(margin))
+        if (!timed[i] && same_class(&points[i].k, &points[w].k) &&
+            tb_model_predict_ms(&bare, mc, &points[i].k, sh->m, sh->n, sh->k, *clock) <= reach)
             idx[nc++] = i;
     for (int a = 1; a < nc; a++)
         for (int b = a; b > 0 && pred[idx[b]] < pred[idx[b - 1]]; b--) {
@@ -335,10 +349,13 @@ int tb_search_run(const tb_search_point *points, int n_points, const int64_t (*s
             if (o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;
         }
         sh->margin = margin;
-        if (rc == TB_OK && !sh->stopped_by_budget && o->siblings > 0 && sh->winner >= 0)
-            rc = sibling_round(points, n_points, sh, (int)s, o->siblings, margin, pred, timed, tms, rmask,
-                               idx, ms, clk, &clock, time_fn, ctx, out, msg, len);
-        if (rc == TB_OK && !sh->stopped_by_budget && o->final_top >= 2 && sh->winner >= 0)
+        /* the re-timing rounds, where a comparison side by side can decide (search.h) */
+        if (rc == TB_OK && !sh->stopped_by_budget && o->siblings > 0 && sh->winner >= 0 &&
+            !(o->siblings_below_ms > 0 && sh->winner_ms >= o->siblings_below_ms))
+            rc = sibling_round(points, n_points, &out->model, mc, sh, (int)s, o->siblings, margin, pred, timed,
+                               tms, rmask, idx, ms, clk, &clock, time_fn, ctx, out, msg, len);
+        if (rc == TB_OK && !sh->stopped_by_budget && o->final_top >= 2 && sh->winner >= 0 &&
+            !(o->final_below_ms > 0 && sh->winner_ms >= o->final_below_ms))
             rc = final_round(points, n_points, sh, o->final_top, margin, tms, rmask, idx, ms, clk, time_fn,
                              ctx, out, msg, len);
         if (rc == TB_OK && o->budget_s > 0 && out->cost_s >= o->budget_s) over = 1;

@@ -44,9 +44,15 @@ typedef struct tb_search_opts {
                                within the margin of the best, re-timed together; the fastest
                                there wins. 0: none (before the fifteenth session); default 3 */
     int siblings;           /* a shape's sibling round, before the final one: at most this many
-                               untimed points of the winner's tile class predicted within the
-                               margin of it, timed beside the winner (search.c). 0: none
-                               (default) */
+                               untimed points of the winner's tile class whose closed form (the
+                               model less its knob effects) is within the margin of the
+                               winner's, timed beside the winner (search.c). 0: none (default) */
+    double siblings_below_ms;   /* the sibling round only on shapes whose best time is under
+                               this many ms: there one comparison side by side repeats to
+                               0.3-0.6 % on the H100, from 1 ms to 2-5 %, past the 1 % a winner
+                               is judged by (docs/search.md, twenty-first session). 0: every
+                               shape (before it); default 0.25 */
+    double final_below_ms;  /* the same for the final round; default 0: every shape */
 } tb_search_opts;
 
 /* What the search found on one shape. */
