@@ -28,6 +28,7 @@
 #     (a noisy search's "found" line counts what the recording says of its picks); the
 #     replay also prints the rounds' cost as the GPU's search rounds cost, and how many shapes
 #     timed a point within 1 % of the sweep's best
+#   7.5 --replay-noise's fifth field: a per-timing sigma growing with the kernel's time
 #   7.4 the fifteenth session's rounds (docs/search.md): replayed with the round noise model
 #     (0.0055 a timing, 0.035 a round), five seeds, the defaults (a final round of the best 3)
 #     find at least 66 of 85 shape-seeds (measured: 71), and more than with --final 0 (61)
@@ -96,7 +97,8 @@ one_line search-4.12 "--replay-noise is for --replay" --replay-noise 0.03 --db "
 one_line search-4.13 "--refit" --replay "$tmp/rec.db" --refit sometimes
 one_line search-4.14 "--incumbent" --replay "$tmp/rec.db" --incumbent sometimes
 one_line search-4.15 "--final" --replay "$tmp/rec.db" --final 17
-one_line search-4.16 "--replay-noise '0.01,0.03,1,0.03,5'" --replay "$tmp/rec.db" --replay-noise 0.01,0.03,1,0.03,5
+one_line search-4.16 "--replay-noise '0.01,0.03,1,0.03,0.03,5'" --replay "$tmp/rec.db" --replay-noise 0.01,0.03,1,0.03,0.03,5
+one_line search-4.19 "--replay-noise '0.01,0.03,1,0.03,2'" --replay "$tmp/rec.db" --replay-noise 0.01,0.03,1,0.03,2
 one_line search-4.17 "--model '$tmp/no-model.db': cannot read it" --replay "$tmp/rec.db" --model "$tmp/no-model.db"
 one_line search-4.18 "holds no model fitted on" --replay "$tmp/rec.db" --model "$tmp/rec.db"
 "$TB" search --help | grep -q "usage: tilebench search" && ok search-4.8 || bad search-4.8 "--help"
@@ -379,6 +381,17 @@ assert found <= cov <= 17, (found, cov)
 assert re.search(r"^as search rounds on the GPU \(0.77 s a shape, 0.106 s a point, 43.8 times its median: "
                  r"docs/search.md\): [0-9.]+ s, \d+ % of the sweep's$", out, re.M), "no modelled cost"
 PYEOF
+
+# 7.5: the fifth field (LONG, twenty-first session): equal to POINT it is the four-field replay;
+# larger, it changes only what kernels above 0.25 ms draw (the recording's run from 0.02 to 1.8
+# ms), and the line says so
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.005,0.01,3,0.006 > "$tmp/l4.out" 2>&1
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.005,0.01,3,0.006,0.005 > "$tmp/l5.out" 2>&1
+"$TB" search --replay "$tmp/rec.db" --replay-noise 0.005,0.01,3,0.006,0.2 > "$tmp/l6.out" 2>&1
+diff <(grep -v "^replayed with noise" "$tmp/l4.out") <(grep -v "^replayed with noise" "$tmp/l5.out") > /dev/null \
+    && ! diff <(grep -v "^replayed with noise" "$tmp/l5.out") <(grep -v "^replayed with noise" "$tmp/l6.out") > /dev/null \
+    && grep -q "per-timing factor (sigma 0.0050, growing to 0.2000 from 0.25 to 4 ms)" "$tmp/l6.out" \
+    && ok search-7.5 || bad search-7.5 "$(diff "$tmp/l4.out" "$tmp/l5.out" | head -3; tail -2 "$tmp/l6.out")"
 
 # 7.4: the final round, replayed with the round noise model
 found_sum() {   # found_sum ARGS...: the found shapes summed over seeds 1-5

@@ -49,7 +49,7 @@ static void help(void)
            "  --replay DB     take every timing from DB, a database of an exhaustive sweep (ok and\n"
            "                  passed measurements of the family; a point DB lacks counts as failed),\n"
            "                  and compare what the search finds with the sweep's own winner\n"
-           "  --replay-noise POINT[,SHAPE[,SEED[,ROUND]]]\n"
+           "  --replay-noise POINT[,SHAPE[,SEED[,ROUND[,LONG]]]]\n"
            "                  replaying: each time is the recorded median x a per-point and a\n"
            "                  per-shape lognormal factor with these sigmas of the log (SHAPE\n"
            "                  defaults to POINT, SEED to 1; the same seed, the same noise). The\n"
@@ -57,7 +57,10 @@ static void help(void)
            "                  session measured 0.035,0.035 (docs/search.md). With ROUND, each\n"
            "                  round (one worker job) has an offset of that sigma common to its\n"
            "                  points, and a point gets a fresh POINT draw each time it is timed:\n"
-           "                  0.0055,0.035,SEED,0.035 is the fifteenth session's assumption\n"
+           "                  0.0055,0.035,SEED,0.035 is the fifteenth session's assumption.\n"
+           "                  With LONG, the per-timing sigma grows from POINT at 0.25 ms to LONG\n"
+           "                  at 4 ms and more, linear in log time (a comparison's repeatability\n"
+           "                  on the H100, docs/search.md, twenty-first session)\n"
            "  --db FILE       without --replay: time on the GPU, each round a run stored in FILE\n"
            "                  (default results/tilebench.db; validated as a sweep validates, no\n"
            "                  energy; the GPU and the libraries are probed once per search,\n"
@@ -241,6 +244,7 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
     tb_replay rp;
     memset(&rp, 0, sizeof rp);
     rp.sigma_round = -1;
+    rp.sigma_long = -1;
     int rc;
     tb_environment env;
     memset(&env, 0, sizeof env);
@@ -442,9 +446,15 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
                    "per-point factor (sigma %.3f), lognormal, seed %llu\n", rp.sigma_shape, rp.sigma_point,
                    (unsigned long long)rp.seed);
         else if (rp.sigma_round >= 0)
+        {
+            char lg[96] = "";
+            if (rp.sigma_long >= 0)
+                snprintf(lg, sizeof lg, ", growing to %.4f from %g to %g ms", rp.sigma_long,
+                         TB_REPLAY_LONG_FROM_MS, TB_REPLAY_LONG_AT_MS);
             printf("replayed with noise: each time the recorded median x a per-shape factor (sigma %.3f) x a "
-                   "per-round factor (sigma %.4f) x a per-timing factor (sigma %.4f), lognormal, seed %llu\n",
-                   rp.sigma_shape, rp.sigma_round, rp.sigma_point, (unsigned long long)rp.seed);
+                   "per-round factor (sigma %.4f) x a per-timing factor (sigma %.4f%s), lognormal, seed %llu\n",
+                   rp.sigma_shape, rp.sigma_round, rp.sigma_point, lg, (unsigned long long)rp.seed);
+        }
     }
     else
     {

@@ -6,7 +6,8 @@
  * recorded median times a per-shape and a per-point lognormal factor, drawn from the seed,
  * the shape and the point's name, so that a point's noisy time does not depend on the order in
  * which the search asks for it; with a fourth field also a per-round factor, the point's draw
- * keyed on the shape's round count, so that a re-timed point draws anew) and the two costs of
+ * keyed on the shape's round count, so that a re-timed point draws anew; with a fifth, a
+ * per-timing sigma that grows with the kernel's time) and the two costs of
  * a replayed round: each measurement's share
  * of its recorded run (the sweep's own accounting, comparable with the sweep's total), and the
  * round as a search round on the GPU costs (TB_REPLAY_*, fitted on the fourteenth session's).
@@ -48,13 +49,22 @@ const tb_replay_rec *tb_replay_lookup(const tb_replay *rp, int p, int64_t m, int
     return NULL;
 }
 
+/* the per-timing sigma of a kernel whose recorded median is ms (search_replay.h) */
+static double point_sigma(const tb_replay *rp, double ms)
+{
+    if (rp->sigma_long < 0 || !(ms > TB_REPLAY_LONG_FROM_MS)) return rp->sigma_point;
+    double f = log2(ms / TB_REPLAY_LONG_FROM_MS) / log2(TB_REPLAY_LONG_AT_MS / TB_REPLAY_LONG_FROM_MS);
+    if (f > 1) f = 1;
+    return rp->sigma_point + (rp->sigma_long - rp->sigma_point) * f;
+}
+
 int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n, int64_t m,
                    int64_t nn, int64_t k, double *ms, double *clk, double *cost_s, char *msg,
                    size_t len)
 {
     (void)msg; (void)len;
     tb_replay *rp = ctx;
-    const int noisy = rp->sigma_point > 0 || rp->sigma_shape > 0 || rp->sigma_round > 0;
+    const int noisy = rp->sigma_point > 0 || rp->sigma_shape > 0 || rp->sigma_round > 0 || rp->sigma_long > 0;
     if (rp->last_shape[0] != m || rp->last_shape[1] != nn || rp->last_shape[2] != k) {
         rp->round_cost_s += TB_REPLAY_SHAPE_S;      /* a new shape: a new worker */
         rp->last_shape[0] = m; rp->last_shape[1] = nn; rp->last_shape[2] = k;
@@ -64,11 +74,13 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
     for (int i = 0; i < n; i++) {
         const tb_replay_rec *r = tb_replay_lookup(rp, idx[i], m, nn, k);
         ms[i] = r ? r->ms : NAN;
-        if (r && noisy)
+        if (r && noisy) {
+            const double sp = point_sigma(rp, r->ms);
             ms[i] *= rp->sigma_round < 0
-                         ? tb_search_noise(rp->seed, m, nn, k, pts[idx[i]].name, rp->sigma_point, rp->sigma_shape)
-                         : tb_search_noise_round(rp->seed, m, nn, k, pts[idx[i]].name, rp->round, rp->sigma_point,
+                         ? tb_search_noise(rp->seed, m, nn, k, pts[idx[i]].name, sp, rp->sigma_shape)
+                         : tb_search_noise_round(rp->seed, m, nn, k, pts[idx[i]].name, rp->round, sp,
                                                  rp->sigma_round, rp->sigma_shape);
+        }
         clk[i] = r ? r->clock : NAN;
         if (r) *cost_s += r->cost_s;
         rp->round_cost_s += TB_REPLAY_POINT_S + (r ? TB_REPLAY_KERNEL_X * ms[i] / 1e3 : 0);
@@ -78,18 +90,18 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
 
 int tb_replay_parse_noise(const char *spec, tb_replay *rp, char *msg, size_t len)
 {
-    double v[3] = { 0, -1, -1 };
+    double v[4] = { 0, -1, -1, -1 };
     unsigned long long seed = 1;
     const char *p = spec;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         char *end = NULL;
         errno = 0;
-        const int sig = i != 2;             /* fields 0, 1 and 3 are sigmas, 2 the seed */
-        double *vi = &v[i < 2 ? i : 2];
+        const int sig = i != 2;             /* fields 0, 1, 3 and 4 are sigmas, 2 the seed */
+        double *vi = &v[i < 2 ? i : i - 1];
         if (sig) *vi = strtod(p, &end);
         else seed = strtoull(p, &end, 10);
-        if (end == p || errno || (sig && !(*vi >= 0 && *vi <= 1)) || (*end && (*end != ',' || i == 3)))
-            return tb_fail(msg, len, TB_EUSAGE, "--replay-noise '%s': expected POINT[,SHAPE[,SEED[,ROUND]]], "
+        if (end == p || errno || (sig && !(*vi >= 0 && *vi <= 1)) || (*end && (*end != ',' || i == 4)))
+            return tb_fail(msg, len, TB_EUSAGE, "--replay-noise '%s': expected POINT[,SHAPE[,SEED[,ROUND[,LONG]]]], "
                            "sigmas of the log in [0, 1] and a seed (e.g. 0.035,0.035,1)", spec);
         if (!*end) break;
         p = end + 1;
@@ -97,6 +109,7 @@ int tb_replay_parse_noise(const char *spec, tb_replay *rp, char *msg, size_t len
     rp->sigma_point = v[0];
     rp->sigma_shape = v[1] >= 0 ? v[1] : v[0];
     rp->sigma_round = v[2];
+    rp->sigma_long = v[3];
     rp->seed = seed;
     return TB_OK;
 }

@@ -23,6 +23,11 @@ typedef struct tb_replay_rec {      /* one recorded measurement */
 #define TB_REPLAY_SHAPE_S 0.77
 #define TB_REPLAY_POINT_S 0.106
 #define TB_REPLAY_KERNEL_X 43.8
+/* --replay-noise's fifth field: the per-timing sigma is POINT up to FROM_MS, LONG from AT_MS,
+ * linear in log2 of the kernel's recorded median between (the twenty-first session's pairs:
+ * 0.3-0.6 % under 0.25 ms, 2.7-4.8 % above 4 ms) */
+#define TB_REPLAY_LONG_FROM_MS 0.25
+#define TB_REPLAY_LONG_AT_MS 4.0
 
 typedef struct tb_replay {
     tb_search_point *pts;
@@ -36,6 +41,11 @@ typedef struct tb_replay {
     double sigma_round;             /* its fourth field: a per-round offset, and then a fresh
                                        point draw each time a point is timed; < 0 (no fourth
                                        field): one draw per point and shape, whatever the round */
+    double sigma_long;              /* its fifth field: the per-timing sigma of kernels of
+                                       TB_REPLAY_LONG_AT_MS and more, growing from sigma_point
+                                       linearly in log time above TB_REPLAY_LONG_FROM_MS (what
+                                       one comparison repeats to on the H100: docs/search.md,
+                                       twenty-first session); < 0: sigma_point at every time */
     int round;                      /* the rounds timed on the current shape so far */
     uint64_t seed;
     double round_cost_s;            /* what the replayed rounds would have cost (the model above) */
