@@ -439,6 +439,10 @@ int cmd_search(int argc, char **argv, const tb_paths *paths)
         printf("as search rounds on the GPU (%.2f s a shape, %.3f s a point, %.1f times its median: docs/search.md): "
                "%.1f s, %.0f %% of the sweep's\n", TB_REPLAY_SHAPE_S, TB_REPLAY_POINT_S, TB_REPLAY_KERNEL_X,
                rp.round_cost_s, full_cost > 0 ? 100 * rp.round_cost_s / full_cost : 0.0);
+        printf("as search rounds with --keep-worker (%.3f s a shape, %.3f s a point, %.1f times its median: "
+               "docs/search.md, twenty-first session): %.1f s, %.0f %% of the sweep's\n", TB_REPLAY_KEPT_SHAPE_S,
+               TB_REPLAY_KEPT_POINT_S, TB_REPLAY_KEPT_KERNEL_X, rp.round_cost_kept_s,
+               full_cost > 0 ? 100 * rp.round_cost_kept_s / full_cost : 0.0);
         printf("timed the sweep's winner or a point within 1 %% of it on %d of %zu shapes (the rest: never "
                "timed; found less than that: the search's own times picked another)\n", covered, ns);
         if ((rp.sigma_point > 0 || rp.sigma_shape > 0) && rp.sigma_round < 0)

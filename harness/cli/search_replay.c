@@ -67,6 +67,7 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
     const int noisy = rp->sigma_point > 0 || rp->sigma_shape > 0 || rp->sigma_round > 0 || rp->sigma_long > 0;
     if (rp->last_shape[0] != m || rp->last_shape[1] != nn || rp->last_shape[2] != k) {
         rp->round_cost_s += TB_REPLAY_SHAPE_S;      /* a new shape: a new worker */
+        rp->round_cost_kept_s += TB_REPLAY_KEPT_SHAPE_S;    /* ... or the kept one's new problem */
         rp->last_shape[0] = m; rp->last_shape[1] = nn; rp->last_shape[2] = k;
         rp->round = 0;
     }
@@ -84,6 +85,7 @@ int tb_replay_time(void *ctx, const tb_search_point *pts, const int *idx, int n,
         clk[i] = r ? r->clock : NAN;
         if (r) *cost_s += r->cost_s;
         rp->round_cost_s += TB_REPLAY_POINT_S + (r ? TB_REPLAY_KERNEL_X * ms[i] / 1e3 : 0);
+        rp->round_cost_kept_s += TB_REPLAY_KEPT_POINT_S + (r ? TB_REPLAY_KEPT_KERNEL_X * ms[i] / 1e3 : 0);
     }
     return TB_OK;
 }

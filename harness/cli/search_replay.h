@@ -23,6 +23,11 @@ typedef struct tb_replay_rec {      /* one recorded measurement */
 #define TB_REPLAY_SHAPE_S 0.77
 #define TB_REPLAY_POINT_S 0.106
 #define TB_REPLAY_KERNEL_X 43.8
+/* The same with one worker for every shape (--keep-worker), fitted on the 659 GPU rounds of the
+ * twentieth and twenty-first sessions' five searches (465.1 s; residual 0.22 s a round). */
+#define TB_REPLAY_KEPT_SHAPE_S 0.043
+#define TB_REPLAY_KEPT_POINT_S 0.125
+#define TB_REPLAY_KEPT_KERNEL_X 44.3
 /* --replay-noise's fifth field: the per-timing sigma is POINT up to FROM_MS, LONG from AT_MS,
  * linear in log2 of the kernel's recorded median between (the twenty-first session's pairs:
  * 0.3-0.6 % under 0.25 ms, 2.7-4.8 % above 4 ms) */
@@ -49,6 +54,7 @@ typedef struct tb_replay {
     int round;                      /* the rounds timed on the current shape so far */
     uint64_t seed;
     double round_cost_s;            /* what the replayed rounds would have cost (the model above) */
+    double round_cost_kept_s;       /* ... with --keep-worker (TB_REPLAY_KEPT_*) */
     int64_t last_shape[3];          /* the shape of the previous round (a new one: a new worker) */
     char gpu_name[TB_NAME_LEN];     /* the recording's GPU (tb_replay_load; "" when none) */
 } tb_replay;
