@@ -141,10 +141,10 @@ case ${3:-} in
                --no-energy --no-progress --quiet --db "$out/small.db" "${kw[@]}" >> "$log" 2>&1 ;;
     large) "$TB" sweep --variants "$G" --filter 'wgmma_bf16_*_tn' --shapes "$out/llm-large.txt" \
                --no-energy --no-progress --quiet --db "$out/large.db" "${kw[@]}" >> "$log" 2>&1 ;;
-    # --final 0: on the H100 the final round bought 0-1 shapes for about 4 points of the
-    # sweep's time in two runs (docs/search.md, eighteenth session); the command's default stays 3.
-    # --siblings 1: replayed +1.5 shapes on the twentieth session's sweep for +3 points of time
-    # (docs/search.md, twentieth session); the command's default stays 0
+    # --final 2 --final-below 0.25: the final round only where a kernel's best is under 0.25 ms
+    # (on every shape it bought 0-1 shapes for about 4 points of the sweep's time: eighteenth
+    # session); --siblings 1 (default 0), its round under 0.25 ms too (--siblings-below's
+    # default). Replayed +2 shapes for about the same time (docs/search.md, twenty-first session)
     search) "$TB" search --variants "$G" --shapes square,llm --quantile 0.4 --explore 1000 --per-round 2 --final 2 --final-below 0.25 --siblings 1 --explain --table "$out/search-table.json" \
                --db "$out/search.db" "${kw[@]}" >> "$log" 2>&1 ;;
     *) echo "search-gpu: --part small|large|search" >&2; exit 2 ;;
