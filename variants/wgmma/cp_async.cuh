@@ -24,6 +24,21 @@ __device__ __forceinline__ uint32_t ld_shared_b32(uint32_t addr)
     return v;
 }
 
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint16_t ld_shared_b16(uint32_t addr)
+{
+    uint16_t v;
+    asm volatile("ld.shared.b16 %0, [%1];\n" : "=h"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 /* 16 bytes from global src to shared dst, of which the first src_bytes (0..16) are read and
  * the rest written as zeros; src must be 16-byte aligned and, when src_bytes is 0, still a
  * valid address (nothing is read from it). Cached in L2 only (.cg). */

@@ -42,9 +42,11 @@
  *    row pitch sends all eight rows of a phase to the same four banks (8-way conflicts).
  *    Where ldd is not a multiple of 8 (D's rows not 16-byte aligned: no tensor map can
  *    describe them) the predicated epilogue stores D instead: the same staging, then the
- *    consumer's warps copy each staged row out with plain stores, 128 contiguous bytes a warp
- *    (4-byte stores where a row is 4-byte aligned, else 2-byte), every element checked against
- *    m and n. It is a kernel of its own, wgmma_gemm_pd (the body is one template, PD), chosen
+ *    consumer's warps copy each staged chunk out with plain stores: 16-byte ones for the
+ *    16-byte units inside each row and one 2-byte store a lane for the row's ragged ends
+ *    (wgmma_epilogue.cuh, pd_store_chunk), or, for the chunk that crosses n, 128 contiguous
+ *    bytes of a row a warp (4-byte stores where a row is 4-byte aligned, else 2-byte); rows
+ *    past m and columns past n are never stored. It is a kernel of its own, wgmma_gemm_pd (the body is one template, PD), chosen
  *    in setup() from ldd, so the TMA-store kernel's code is what it was (PTX of each layout's
  *    kernel byte-identical before and after, cubin .text too: docs/wgmma-notes.md).
  *  - clusters of 2 CTAs (2x1: along m, sharing the B tile; 1x2: along n, sharing the A tile):
