@@ -3,11 +3,12 @@
  * (E4M3, tn) include it; the design (ring, warp specialisation, clusters, raster, epilogue,
  * stream-K) is described at the top of wgmma.cu, the FP8 differences at the top of wgmma_fp8.cu.
  *
- * Owns: the point's configuration (config, cfg: shared-memory layout, register split, static
- * checks), an operand's stage layout and TMA boxes in either major order (operand), the
- * kernel's parameter (kparams), the raster (cluster_tile), the producer's loads, the stream-K
- * units, and the kernel body (gemm_body) that the family files wrap in their __global__
- * kernels; the epilogue (TMA-store or predicated) is wgmma_epilogue.cuh's, included here.
+ * Owns: the kernel's parameter (kparams), the raster (cluster_tile), the producer's loads, and
+ * the kernel body (gemm_body) that the family files wrap in their __global__ kernels. Included
+ * here, each owning its part: wgmma_config.cuh (the point's configuration, config and cfg:
+ * shared-memory layout, register split, static checks; an operand's stage layout and TMA boxes
+ * in either major order, operand), wgmma_epilogue.cuh (TMA-store or predicated) and
+ * wgmma_streamk.cuh (the stream-K units and hand-off).
  * No host code (wgmma_host.cuh) and no state; everything is in an anonymous namespace, one
  * copy per translation unit.
  *
@@ -74,89 +75,7 @@
 
 namespace {
 
-/* A point's configuration: the operand type's traits (Op, the family file's) and the CMake
- * knobs. BK is one k-block, 128 bytes of a row of either operand type. */
-template <class Op_, int TM_, int TN_, int STAGES_, int CM_, int CN_, int PP_, int RN_, int SW_,
-          int EC_, int SK_, int PR_>
-struct config {
-    using Op = Op_;
-    static constexpr int TILE_M = TM_, TILE_N = TN_, BK = 128 / Op::ELEM_BYTES, STAGES = STAGES_;
-    static constexpr int CM = CM_, CN = CN_, CSIZE = CM_ * CN_;
-    static constexpr bool PINGPONG = PP_ != 0, RASTER_N = RN_ == 1, CONFLICT = EC_ != 0;
-    static constexpr bool RASTER_H = RN_ == 2;
-    static constexpr bool STREAMK = SK_ != 0;
-    static constexpr int SWIZZLE = SW_;
-    static constexpr int PROMOTE = PR_;                 /* k-blocks per promotion, 0: none */
-    static constexpr int GROUP = PR_ > 0 ? PR_ : 1;     /* PROMOTE as a divisor */
-    static constexpr int THREADS = 384;                 /* producer + 2 consumer warpgroups */
-    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-    static constexpr int WG_M = PINGPONG ? TILE_M : TILE_M / 2;  /* rows one consumer owns */
-    static constexpr int MI = WG_M / 64;                /* m64 wgmmas per k step */
-    static constexpr int ACC = TILE_N / 2;              /* f32 accumulators per m64 block */
-    static constexpr int ROW_BYTES = BK * Op::ELEM_BYTES;   /* one 128-byte swizzled row */
-    static constexpr int STAGE_A = TILE_M * ROW_BYTES, STAGE_B = TILE_N * ROW_BYTES;
-    static constexpr int STAGE_BYTES = STAGE_A + STAGE_B;
-    /* Rows of the shared operand each CTA of a cluster loads and multicasts. */
-    static constexpr int A_LOAD_ROWS = TILE_M / CN, B_LOAD_ROWS = TILE_N / CM;
-    static constexpr int CHUNKS = TILE_N / 64;          /* 64-column epilogue chunks */
-    static constexpr int EPI_BUF = WG_M * 128;          /* one chunk of one consumer */
-    static constexpr int EPI_BUFS = WG_M == 64 ? 2 : 1; /* per consumer */
-    static constexpr int EPI_BYTES = 2 * EPI_BUFS * EPI_BUF;
-    static constexpr int EMPTY_ARRIVALS = (PINGPONG ? 1 : 2) * CSIZE;
-    /* 1024 bytes of slack to align the ring to the 1024-byte swizzle atom, then the ring,
-     * the epilogue buffers and the mbarriers. */
-    static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + EPI_BYTES + 16 * STAGES;
-
-    static_assert(TILE_N == 128 || TILE_N == 256, "tile_n must be 128 or 256");
-    static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows");
-    static_assert(MI * ACC <= 128, "at most 128 accumulators per consumer thread");
-    static_assert(PROMOTE >= 0 && (PROMOTE == 0 || (Op::WHOLE_TILES && MI * ACC <= 64)),
-                  "promotion (the whole-tile loop) keeps 2 accumulator sets: a consumer of 64 "
-                  "rows and n <= 128");
-    static_assert(STAGES >= 2, "the ring needs at least 2 stages");
-    static_assert(CSIZE == 1 || CSIZE == 2, "clusters of 1 or 2 CTAs (1x1, 2x1, 1x2)");
-    static_assert(A_LOAD_ROWS % 8 == 0 && B_LOAD_ROWS % 8 == 0 && A_LOAD_ROWS <= 256 &&
-                  B_LOAD_ROWS <= 256, "TMA boxes of 8..256 whole swizzle rows");
-    static_assert(SWIZZLE >= 1, "swizzle is a group width in tiles");
-    static_assert(RN_ >= 0 && RN_ <= 2 && (!RASTER_H || SWIZZLE == 1), "raster m, n, or h (swizzle 1)");
-    static_assert(!STREAMK || (CSIZE == 1 && !PINGPONG), "stream-K: cooperative, no cluster");
-    static_assert(SMEM <= 227 * 1024, "shared memory above the 227 KB a CTA may have");
-    static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 256 <= 65536, "register file");
-};
-
-using cfg = config<TB_WGMMA_OP, TB_TILE_M, TB_TILE_N, TB_STAGES, TB_CLUSTER_M, TB_CLUSTER_N,
-                   TB_PINGPONG, TB_RASTER_N, TB_SWIZZLE, TB_EPI_CONFLICT, TB_STREAMK, TB_PROMOTE>;
-
-/* One operand (A: TILE = TILE_M, shared by the CN CTAs of a 1x2 cluster; B: TILE = TILE_N,
- * shared by the CM CTAs of a 2x1 cluster) in its major order. Either way a stage holds TILE x
- * BK elements (64 BF16, 128 E4M3) in 128-byte swizzled rows, TILE * 128 bytes:
- *  - K-major (MN = false): row r (MN index r, its BK k) at r * 128; one TMA box of BK k x TILE
- *    rows, or of BK k x TILE / SHARE rows from each CTA of a cluster sharing the operand.
- *  - MN-major (MN = true; BF16 only, Op::MN_OK): TILE / 64 blocks of 64 MN elements, block b at b * 8192, k-row r of
- *    a block (its 64 MN elements, 128 bytes) at r * 128 in it; one TMA box of 64 MN x 64 k per
- *    block. A CTA sharing the operand loads BLOCKS / SHARE whole blocks, or, when the blocks do
- *    not divide (64-wide tile, two CTAs), 64 / SHARE k-rows of every block (SPLIT_K). */
-template <bool MN, int TILE, int SHARE>
-struct operand {
-    static constexpr int BLOCKS = TILE / 64;            /* MN-major: 64-wide MN blocks */
-    static constexpr int BLOCK_BYTES = 64 * cfg::ROW_BYTES;   /* 8192: one block of a stage */
-    static constexpr bool SPLIT_K = MN && SHARE > 1 && BLOCKS % SHARE != 0;
-    static constexpr int LOAD_ROWS = TILE / SHARE;      /* K-major: rows each CTA loads */
-    static constexpr int LOAD_BLOCKS = SPLIT_K ? BLOCKS : BLOCKS / SHARE;   /* MN-major */
-    static constexpr int BOX_OUTER = MN ? (SPLIT_K ? cfg::BK / SHARE : cfg::BK) : LOAD_ROWS;
-    /* descriptor: leading byte offset >> 4 (K-major swizzled: unused, 1; MN-major: from one
-     * 64-wide MN block to the next) and the bytes one wgmma's k (Op::K_INSTR: 16 BF16, 32 E4M3)
-     * moves the start address (K-major: along the row, 32 bytes; MN-major: 16 k-rows) */
-    static constexpr uint32_t LBO = MN ? (uint32_t)BLOCK_BYTES >> 4 : 1u;
-    static constexpr int KSTEP = MN ? cfg::Op::K_INSTR * cfg::ROW_BYTES : cfg::Op::K_INSTR * cfg::Op::ELEM_BYTES;
-    static_assert(!MN || cfg::Op::MN_OK, "this operand type has no MN-major wgmma");
-    static_assert(!MN || (TILE % 64 == 0 && LOAD_BLOCKS * (SPLIT_K ? 1 : SHARE) == BLOCKS),
-                  "an MN-major tile is made of 64-wide blocks, each loaded once");
-    static_assert(BOX_OUTER % 8 == 0 && BOX_OUTER <= 256, "TMA boxes of 8..256 whole swizzle rows");
-};
-
-template <bool AMN> using opA = operand<AMN, cfg::TILE_M, cfg::CN>;
-template <bool BMN> using opB = operand<BMN, cfg::TILE_N, cfg::CM>;
+#include "wgmma_config.cuh"   /* config, cfg, operand, opA, opB */
 
 /* The kernel's one parameter, passed as __grid_constant__ so the tensor maps stay in
  * parameter space, where TMA reads them. */
@@ -276,40 +195,6 @@ __device__ __forceinline__ void load_mn(uint32_t dst, const CUtensorMap *map, ui
         load_mn<cfg::TILE_N, cfg::CM>(b_dst, &p.b, fb, kb, n0, rank_m);                         \
     }
 
-/* This CTA's next unit of work: whole data-parallel tiles (t, stride ncl) while below
- * sk_first, then the k-block segments of its stream-K range [s, e). 0 when none is left. */
-__device__ __forceinline__ bool next_unit(const kparams &p, int ncl, int &t, int &s, int e,
-                                          int &tile, int &kb0, int &kb1)
-{
-    if (t < p.sk_first) {
-        tile = t;
-        kb0 = 0;
-        kb1 = p.k_iters;
-        t += ncl;
-        return true;
-    }
-    if (cfg::STREAMK && s < e) {
-        tile = p.sk_first + s / p.k_iters;
-        kb0 = s % p.k_iters;
-        kb1 = min(p.k_iters, kb0 + (e - s));
-        s += kb1 - kb0;
-        return true;
-    }
-    return false;
-}
-
-__device__ __forceinline__ int ld_acquire(const int *p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void st_release(int *p, int v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-
 /* The whole-tile loop's pieces (Op::WHOLE_TILES, the FP8 family): one k-block (BK / K_INSTR
  * wgmma k-steps) of every m64 block into acc, `fresh` overwriting it (scale_d = 0 on the first
  * step; da, db: the slot's descriptors, this consumer's first row); acc += t (promotion into
@@ -336,43 +221,7 @@ __device__ __forceinline__ void add_acc(float (&acc)[cfg::MI][cfg::ACC],
         for (int i = 0; i < cfg::ACC; i++) acc[mi][i] += t[mi][i];
 }
 
-/* Stream-K's hand-off after a unit's k-blocks [kb0, kb1) of its tile (both loops; ct: this
- * consumer thread's index in the CTA's 256, each keeping its own fragments: a workspace slot's
- * layout is [i][256 threads]). A unit that starts inside its tile (kb0 != 0) leaves its partial
- * sums, FP32, in its CTA's slot, raises its flag and returns false: no epilogue. The unit that
- * starts the tile is its owner: it adds the partials of the CTAs after it whose ranges start in
- * the tile, in range order, and returns true (its epilogue follows). */
-__device__ __forceinline__ bool sk_handoff(const kparams &p, float (&acc)[cfg::MI][cfg::ACC], int cid,
-                                           int ct, int kb0, int kb1)
-{
-    if (kb0 != 0) {             /* a partial: leave it for the tile's owner */
-        float *w = p.ws + (size_t)cid * (cfg::TILE_M * cfg::TILE_N);
-#pragma unroll
-        for (int mi = 0; mi < cfg::MI; mi++)
-#pragma unroll
-            for (int i = 0; i < cfg::ACC; i++)
-                __stcg(w + (mi * cfg::ACC + i) * 256 + ct, acc[mi][i]);
-        __threadfence();
-        bar_sync(BAR_SK, 256);
-        if (ct == 0) st_release(p.flags + cid, 1);
-        return false;
-    }
-    /* the owner: add the partials of the CTAs whose ranges start in this tile */
-    for (int have = kb1, c2 = cid + 1; have < p.k_iters; c2++) {
-        if (ct == 0)
-            while (ld_acquire(p.flags + c2) == 0) { }
-        bar_sync(BAR_SK, 256);
-        const float *w = p.ws + (size_t)c2 * (cfg::TILE_M * cfg::TILE_N);
-#pragma unroll
-        for (int mi = 0; mi < cfg::MI; mi++)
-#pragma unroll
-            for (int i = 0; i < cfg::ACC; i++)
-                acc[mi][i] += __ldcg(w + (mi * cfg::ACC + i) * 256 + ct);
-        const int s2 = c2 * p.sk_per, e2 = min(s2 + p.sk_per, p.sk_total);
-        have += min(p.k_iters - have, e2 - s2);
-    }
-    return true;
-}
+#include "wgmma_streamk.cuh"  /* next_unit(), sk_handoff() */
 
 /* The kernel's body. AMN, BMN: A, B MN-major (A column-major, B row-major) rather than
  * K-major; PD: the predicated epilogue (see epilogue()). The family files' kernels wrap it
