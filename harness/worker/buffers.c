@@ -145,15 +145,10 @@ uint64_t tbw_input_seed(uint64_t hidden_seed, uint64_t n)
 
 void tbw_free_problem(worker *w)
 {
-    tb_val_bufs *b = &w->vb;
     cudaStreamSynchronize(w->s);
-    void *own[] = { b->a, b->b, b->c, b->d_base, b->d_ref, b->d_ref2, b->cmp_dev, b->scratch,
-                    b->lse_base, b->lse_ref, b->lse_ref2, b->ref_ws, b->rule_ws, b->norm_dev };
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-        if (own[i]) cudaFree(own[i]);
+    tb_validate_free(&w->vb);
     for (int k = 0; k < w->nslabs; k++) cudaFree(w->slab[k]);
     cudaGetLastError();
-    memset(b, 0, sizeof *b);
     free(w->sets);   /* set 0 points into the main buffers: made again on first use */
     w->sets = NULL;
     w->nsets = w->nslabs = 0;

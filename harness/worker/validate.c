@@ -12,6 +12,15 @@
  * stands for scale * decode(bits), drawn as x / scale rounded to E4M3, whose rms is x's to
  * within 0.1 % (the rounding's relative error is at most 2^-4). Any other type falls back to
  * the same constants: the harness draws only these two (tb_validate_types). */
+void tb_validate_free(tb_val_bufs *b)
+{
+    void *own[] = { b->a, b->b, b->c, b->d_base, b->d_ref, b->d_ref2, b->cmp_dev, b->scratch,
+                    b->lse_base, b->lse_ref, b->lse_ref2, b->ref_ws, b->rule_ws, b->norm_dev };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i]) cudaFree(own[i]);
+    memset(b, 0, sizeof *b);
+}
+
 void tb_validate_tolerance(const tb_gemm *g, tb_init_dist dist, double *atol, double *rtol)
 {
     double rms = dist == TB_INIT_NORMAL ? 1.0 : 1.0 / sqrt(3.0);   /* of the values drawn */

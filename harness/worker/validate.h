@@ -1,7 +1,8 @@
 /* validate.h - is a variant's output right. Owns the rules, their constants, and the steps of
  * one validation trial: fresh seeded inputs, poisoned output inside canary guard bands, the
  * reference (cross-checked by the second reference on small shapes), the comparison, the
- * guard bands, the input checksums. Knows nothing of SQLite or of timing.
+ * guard bands, the input checksums; and the list of its device buffers (tb_validate_free).
+ * Knows nothing of SQLite or of timing.
  *
  * Rules, in the order they are reported (the first that fails names the verdict):
  *   guard        a write outside D: the guard bands before and after D changed
@@ -62,6 +63,11 @@ typedef struct tb_val_result {
     uint64_t n_bad, n_nonfinite, first_bad, guard_bad;
     double   max_abs_err, rel_fro_err, atol, rtol;
 } tb_val_result;
+
+/* Free every device buffer of b (the GEMM's and attention's alike: the list lives here, beside
+ * the struct, so that a buffer added to it is freed where it is declared) and zero b. The
+ * caller synchronises first; a NULL pointer is skipped. */
+void tb_validate_free(tb_val_bufs *b);
 
 /* The rule's constants for a problem whose inputs come from dist. */
 void tb_validate_tolerance(const tb_gemm *g, tb_init_dist dist, double *atol, double *rtol);
