@@ -30,10 +30,10 @@ __device__ __forceinline__ void add_c(const kparams &p, int row, int col, float 
  * funnel shift by o mod 2 halves), and every lane stores the one element of the row's ragged
  * ends that is its own (l < o: element l; else 56 + l), so the 8 lanes store the 8 ragged
  * elements with one 2-byte store each (o = 8, a 16-byte aligned row: the first unit as 8
- * elements). Each warp reads out its own WG_M / 4 rows, every shared-memory read before the
- * first store; rows outside m read and store nothing. Against the per-row 4- or 2-byte stores
+ * elements). Each warp reads out its own WG_M / 4 rows, a batch's shared-memory reads before
+ * its first store (below); rows outside m read and store nothing. Against the per-row 4- or 2-byte stores
  * this replaced (still the path of the chunk that crosses n): about a quarter of the store
- * instructions, and 5-6 % at 1023x1025x1032 on an H200 (docs/perf.md, twenty-second session). */
+ * instructions, and 5-6.5 % at 1023x1025x1032 on an H200 (docs/perf.md, twenty-second session). */
 __device__ __forceinline__ void pd_store_chunk(const kparams &p, uint32_t buf, int m0, int c0, int warp,
                                                int lane)
 {
