@@ -3,8 +3,9 @@
  * BF16 and staged with stmatrix in the 128-byte swizzle, then stored by TMA or, for a pitch TMA
  * cannot describe, by the consumer's own stores (PD: pd_store_chunk()'s 16-byte stores for a
  * chunk inside n, 2- and 4-byte predicated ones for the chunk that crosses it). Owns add_c(),
- * pd_store_chunk() and epilogue(); no state. Included by wgmma_kernel.cuh only, inside its anonymous namespace, after cfg,
- * kparams and the named barriers (it uses them); not a header of its own to include.
+ * pd_store_chunk() and epilogue(); no state. Included by wgmma_kernel.cuh only, inside its
+ * anonymous namespace, after cfg, kparams and the named barriers (it uses them); not a header
+ * of its own to include.
  */
 /* v0, v1 (D at row, col and col + 1) += beta * C there; outside m or n adds nothing. */
 __device__ __forceinline__ void add_c(const kparams &p, int row, int col, float &v0, float &v1)
@@ -31,9 +32,10 @@ __device__ __forceinline__ void add_c(const kparams &p, int row, int col, float 
  * ends that is its own (l < o: element l; else 56 + l), so the 8 lanes store the 8 ragged
  * elements with one 2-byte store each (o = 8, a 16-byte aligned row: the first unit as 8
  * elements). Each warp reads out its own WG_M / 4 rows, a batch's shared-memory reads before
- * its first store (below); rows outside m read and store nothing. Against the per-row 4- or 2-byte stores
- * this replaced (still the path of the chunk that crosses n): about a quarter of the store
- * instructions, and 5-6.5 % at 1023x1025x1032 on an H200 (docs/perf.md, twenty-second session). */
+ * its first store (below); rows outside m read and store nothing. Against the per-row 4- or
+ * 2-byte stores this replaced (still the path of the chunk that crosses n): about a quarter of
+ * the store instructions, and 5-6.5 % at 1023x1025x1032 on an H200 (docs/perf.md,
+ * twenty-second session). */
 __device__ __forceinline__ void pd_store_chunk(const kparams &p, uint32_t buf, int m0, int c0, int warp,
                                                int lane)
 {
@@ -60,7 +62,8 @@ __device__ __forceinline__ void pd_store_chunk(const kparams &p, uint32_t buf, i
             lo[b] = ld_shared_v4(buf + (uint32_t)(r * 128 + ((c1 ^ sw) << 4)));
             hi[b] = ld_shared_v4(buf + (uint32_t)(r * 128 + ((c2 ^ sw) << 4)));
             const int e = l < o[b] ? l : 56 + l;
-            rag[b] = ld_shared_b16(buf + (uint32_t)(r * 128 + (((e >> 3) ^ sw) << 4) + ((e & 7) << 1)));
+            rag[b] = ld_shared_b16(buf + (uint32_t)(r * 128 + (((e >> 3) ^ sw) << 4) +
+                                                    ((e & 7) << 1)));
         }
 #pragma unroll
         for (int b = 0; b < BATCH; b++) {
@@ -74,7 +77,8 @@ __device__ __forceinline__ void pd_store_chunk(const kparams &p, uint32_t buf, i
                 /* words k .. k + 4 of lo:hi, k = (o mod 8) / 2, shifted by (o mod 2) halves */
                 const int k = (oo & 7) >> 1;
                 const uint32_t sh = (uint32_t)(oo & 1) * 16u;
-                const uint32_t x[8] = { lo[b].x, lo[b].y, lo[b].z, lo[b].w, hi[b].x, hi[b].y, hi[b].z, hi[b].w };
+                const uint32_t x[8] = { lo[b].x, lo[b].y, lo[b].z, lo[b].w,
+                                        hi[b].x, hi[b].y, hi[b].z, hi[b].w };
                 uint32_t y[6], z[5];
 #pragma unroll
                 for (int i = 0; i < 6; i++) y[i] = (k & 2) ? x[i + 2] : x[i];
